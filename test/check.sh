@@ -1,0 +1,63 @@
+#!/bin/bash
+# make check: host unit tests, the conformance suite on Debian's stock 6.1
+# kernel, and the suite on every kernel in $NOWAIT_KERNELS (with the module
+# below 4.13, natively from 4.13 on).  A stage that cannot run prints a SKIP
+# line saying why and counts as skipped, never as passed.  Ends with
+# "N passed, N failed, N skipped".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${NOWAIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nowait-aio}
+kernels=${NOWAIT_KERNELS:-$cache/kernels}
+# kernels the project tests on; each one missing is reported
+known="4.12.0 4.14.67 4.9.337 4.4.220"
+np=0 nf=0 ns=0
+
+"$top/test/install-deps.sh" || { echo "check: cannot install the test dependencies"; echo "0 passed, 1 failed"; exit 1; }
+
+add() { # parse the last "N passed, N failed[, N skipped]" line of $1
+	local l
+	l=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+	if [ -z "$l" ]; then
+		nf=$((nf + 1))
+		return
+	fi
+	set -- $(echo "$l" | tr -dc '0-9 ')
+	np=$((np + $1)) nf=$((nf + $2)) ns=$((ns + ${3:-0}))
+}
+stage() { # name, command...
+	local name=$1 log
+	shift
+	log=$(mktemp)
+	echo "== stage $name"
+	"$@" 2>&1 | tee "$log" | grep -E '^(not ok|skip|#|SKIP|[0-9]+ passed)'
+	add "$log"
+	rm -f "$log"
+}
+skip_stage() {
+	echo "SKIP: stage $1: $2"
+	ns=$((ns + 1))
+}
+
+stage unit "$top/test/unit/run.sh"
+stage debian-6.1 "$top/test/vm/run.sh" debian 0
+
+found=""
+for k in $known $(ls "$kernels" 2>/dev/null); do
+	case " $found " in *" $k "*) continue ;; esac
+	found="$found $k"
+	if [ ! -f "$kernels/$k/arch/x86/boot/bzImage" ]; then
+		skip_stage "$k" "no built kernel in $kernels/$k (see README: Test kernels)"
+		continue
+	fi
+	IFS=. read -r a b _ <<<"$k"
+	if [ "$a" -gt 4 ] || { [ "$a" -eq 4 ] && [ "${b%%[!0-9]*}" -ge 13 ]; }; then
+		stage "$k-native" "$top/test/vm/run.sh" "$k" 0
+	elif [ ! -f "$top/module/Kbuild" ]; then
+		skip_stage "$k-module" "the nowait_aio module is not in this tree yet"
+	else
+		stage "$k-module" "$top/test/vm/run.sh" "$k" 1
+	fi
+done
+
+echo "$np passed, $nf failed, $ns skipped"
+[ "$nf" -eq 0 ]

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * interface.*: how RWF_NOWAIT and its neighbours enter the kernel.
+ *
+ * Upstream rules (4.13 "No wait AIO" series; 4.14's 91f9943e1c7b "fs:
+ * support RWF_NOWAIT for buffered reads", which moved the per-filesystem
+ * gate to FMODE_NOWAIT in kiocb_set_rw_flags()):
+ *  - iocb->aio_rw_flags (formerly aio_reserved1) carries RWF_* flags;
+ *    unknown bits fail kiocb_set_rw_flags() with EOPNOTSUPP, reported by
+ *    io_submit itself; aio_reserved2 != 0 is EINVAL.
+ *  - RWF_NOWAIT on a file whose filesystem did not opt in (no FMODE_NOWAIT:
+ *    everything but ext4, XFS, btrfs and block devices) is EOPNOTSUPP at
+ *    submission, from io_submit or pwritev2/preadv2.
+ *  - errors from ->write_iter/->read_iter of an accepted iocb arrive in the
+ *    completion event's res (aio_ret -> aio_complete); io_submit counts the
+ *    iocb as submitted.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nwconf.h"
+
+#define F "iface.dat"
+
+/* A file of 64k written blocks, opened O_DIRECT: the overwrite layout. */
+static int overwrite_file(struct nw_ctx *c)
+{
+	/* btrfs needs NODATACOW for a no-wait overwrite; interface runs on ext4 */
+	return nw_make_file(c, F, 65536, 65536, 0x11);
+}
+
+static void aio_nowait_accepted(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, 0x5a);
+	struct nw_aio_res r;
+
+	if (fd < 0)
+		return;
+	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
+	nw_expect_res(c, "io_submit", 1, r.submit) &&
+	nw_expect_res(c, "event res", NW_BS, r.res) &&
+	nw_expect_content(c, fd, 0, NW_BS, 0x5a);
+	close(fd);
+}
+
+static void aio_nowait_read(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, 0);
+	struct nw_aio_res r;
+
+	if (fd < 0)
+		return;
+	r = nw_aio_rw(fd, IO_CMD_PREAD, b, NW_BS, 0, RWF_NOWAIT);
+	nw_expect_res(c, "io_submit", 1, r.submit) &&
+	nw_expect_res(c, "event res", NW_BS, r.res) &&
+	nw_expect_true(c, "data read", ((unsigned char *)b)[7] == 0x11);
+	close(fd);
+}
+
+static void aio_flag(struct nw_ctx *c, unsigned int flag, int pattern)
+{
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, pattern);
+	struct nw_aio_res r;
+
+	if (fd < 0)
+		return;
+	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, NW_BS, flag);
+	nw_expect_res(c, "io_submit", 1, r.submit) &&
+	nw_expect_res(c, "event res", NW_BS, r.res) &&
+	nw_expect_content(c, fd, NW_BS, NW_BS, pattern);
+	close(fd);
+}
+
+static void aio_dsync(struct nw_ctx *c) { aio_flag(c, RWF_DSYNC, 0x21); }
+static void aio_sync(struct nw_ctx *c) { aio_flag(c, RWF_SYNC, 0x22); }
+static void aio_hipri(struct nw_ctx *c) { aio_flag(c, RWF_HIPRI, 0x23); }
+static void aio_nowait_dsync(struct nw_ctx *c)
+{
+	aio_flag(c, RWF_NOWAIT | RWF_DSYNC, 0x24);
+}
+
+static void aio_unknown_flag(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, 0x5a);
+	struct nw_snap s;
+	struct nw_aio_res r;
+
+	if (fd < 0 || !nw_snap_take(c, F, &s))
+		return;
+	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, NW_UNKNOWN_RWF);
+	nw_expect_res(c, "io_submit", -EOPNOTSUPP, r.submit) &&
+	nw_expect_unchanged(c, F, &s);
+	close(fd);
+}
+
+static void aio_reserved2(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, 0x5a);
+	struct iocb cb, *cbs[1] = { &cb };
+	struct io_event ev;
+	long submit;
+
+	if (fd < 0)
+		return;
+	io_prep_pwrite(&cb, fd, b, NW_BS, 0);
+	cb.aio_rw_flags = RWF_NOWAIT;
+	cb.u.c.__pad3 = 1;	/* the kernel's aio_reserved2 */
+	nw_aio_submit_raw(cbs, 1, &submit, &ev, 1);
+	nw_expect_res(c, "io_submit", -EINVAL, submit);
+	close(fd);
+}
+
+/*
+ * 4.14.67: ext4/xfs/btrfs ->write_iter refuse a buffered NOWAIT write with
+ * EOPNOTSUPP (after FMODE_NOWAIT let it in), so it arrives in the event.
+ */
+static void aio_nowait_buffered(struct nw_ctx *c)
+{
+	int fd;
+	void *b = nw_buf(NW_BS, 0x5a);
+	struct nw_snap s;
+	struct nw_aio_res r;
+
+	fd = overwrite_file(c);
+	if (fd < 0)
+		return;
+	close(fd);
+	fd = nw_open(c, F, O_RDWR);
+	if (fd < 0 || !nw_snap_take(c, F, &s))
+		return;
+	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
+	nw_expect_res(c, "io_submit", 1, r.submit) &&
+	nw_expect_res(c, "event res", -EOPNOTSUPP, r.res) &&
+	nw_expect_unchanged(c, F, &s);
+	close(fd);
+}
+
+/* Batches: flags are per iocb; a bad iocb stops the batch at its index. */
+static void aio_batch(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c), i, n;
+	struct iocb cb[3], *cbs[3] = { &cb[0], &cb[1], &cb[2] };
+	struct io_event ev[3];
+	long submit;
+	void *b[3];
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < 3; i++) {
+		b[i] = nw_buf(NW_BS, 0x30 + i);
+		io_prep_pwrite(&cb[i], fd, b[i], NW_BS, i * NW_BS);
+		cb[i].data = (void *)(long)(i + 1);
+	}
+	cb[1].aio_rw_flags = RWF_NOWAIT;
+	cb[2].aio_rw_flags = RWF_NOWAIT | RWF_DSYNC;
+	n = nw_aio_submit_raw(cbs, 3, &submit, ev, 3);
+	if (!nw_expect_res(c, "io_submit", 3, submit) ||
+	    !nw_expect_res(c, "events", 3, n))
+		goto out;
+	for (i = 0; i < 3; i++)
+		if (!nw_expect_res(c, "event res", NW_BS, (long)ev[i].res))
+			goto out;
+	for (i = 0; i < 3; i++)
+		if (!nw_expect_content(c, fd, i * NW_BS, NW_BS, 0x30 + i))
+			break;
+out:
+	close(fd);
+}
+
+static void aio_batch_bad_second(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c), n;
+	struct iocb cb[3], *cbs[3] = { &cb[0], &cb[1], &cb[2] };
+	struct io_event ev[3];
+	long submit;
+	void *b = nw_buf(NW_BS, 0x44);
+
+	if (fd < 0)
+		return;
+	io_prep_pwrite(&cb[0], fd, b, NW_BS, 0);
+	io_prep_pwrite(&cb[1], fd, b, NW_BS, NW_BS);
+	io_prep_pwrite(&cb[2], fd, b, NW_BS, 2 * NW_BS);
+	cb[0].aio_rw_flags = RWF_NOWAIT;
+	cb[1].aio_rw_flags = NW_UNKNOWN_RWF;
+	n = nw_aio_submit_raw(cbs, 3, &submit, ev, 3);
+	nw_expect_res(c, "io_submit", 1, submit) &&
+	nw_expect_res(c, "events", 1, n) &&
+	nw_expect_res(c, "event res", NW_BS, (long)ev[0].res) &&
+	nw_expect_content(c, fd, NW_BS, NW_BS, 0x11);
+	close(fd);
+}
+
+static void aio_batch_bad_first(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	struct iocb cb[2], *cbs[2] = { &cb[0], &cb[1] };
+	struct io_event ev[2];
+	long submit;
+	void *b = nw_buf(NW_BS, 0x45);
+
+	if (fd < 0)
+		return;
+	io_prep_pwrite(&cb[0], fd, b, NW_BS, 0);
+	io_prep_pwrite(&cb[1], fd, b, NW_BS, NW_BS);
+	cb[0].aio_rw_flags = NW_UNKNOWN_RWF;
+	cb[1].aio_rw_flags = RWF_NOWAIT;
+	nw_aio_submit_raw(cbs, 2, &submit, ev, 2);
+	nw_expect_res(c, "io_submit", -EOPNOTSUPP, submit) &&
+	nw_expect_content(c, fd, 0, 2 * NW_BS, 0x11);
+	close(fd);
+}
+
+static void aio_efault(struct nw_ctx *c)
+{
+	struct iocb *cbs[1] = { (struct iocb *)8 };
+	long submit;
+
+	nw_aio_submit_raw(cbs, 1, &submit, NULL, 0);
+	nw_expect_res(c, "io_submit", -EFAULT, submit);
+}
+
+/* The iocb's memory is not changed by a refusal, nor its flags by success */
+static void aio_iocb_untouched(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	struct iocb cb, copy, *cbs[1] = { &cb };
+	struct io_event ev;
+	long submit;
+	void *b = nw_buf(NW_BS, 0x46);
+
+	if (fd < 0)
+		return;
+	io_prep_pwrite(&cb, fd, b, NW_BS, 0);
+	cb.aio_rw_flags = RWF_NOWAIT | RWF_DSYNC;
+	memcpy(&copy, &cb, sizeof(cb));
+	nw_aio_submit_raw(cbs, 1, &submit, &ev, 1);
+	nw_expect_res(c, "io_submit", 1, submit) &&
+	nw_expect_res(c, "aio_rw_flags after submit", RWF_NOWAIT | RWF_DSYNC,
+		      cb.aio_rw_flags) &&
+	nw_expect_true(c, "iocb bytes other than aio_key unchanged",
+		       !memcmp(&cb.aio_lio_opcode, &copy.aio_lio_opcode,
+			       sizeof(cb) - offsetof(struct iocb, aio_lio_opcode)));
+	close(fd);
+}
+
+static void pwritev2_nowait(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, 0x61);
+
+	if (fd < 0)
+		return;
+	nw_expect_res(c, "pwritev2", NW_BS,
+		      nw_pwritev2(fd, b, NW_BS, 0, RWF_NOWAIT)) &&
+	nw_expect_content(c, fd, 0, NW_BS, 0x61);
+	close(fd);
+}
+
+static void preadv2_nowait(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	unsigned char *b = nw_buf(NW_BS, 0);
+
+	if (fd < 0)
+		return;
+	nw_expect_res(c, "preadv2", NW_BS,
+		      nw_preadv2(fd, b, NW_BS, 0, RWF_NOWAIT)) &&
+	nw_expect_true(c, "data read", b[100] == 0x11);
+	close(fd);
+}
+
+static void pwritev2_dsync(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, 0x62);
+
+	if (fd < 0)
+		return;
+	nw_expect_res(c, "pwritev2", NW_BS,
+		      nw_pwritev2(fd, b, NW_BS, 0, RWF_NOWAIT | RWF_DSYNC)) &&
+	nw_expect_content(c, fd, 0, NW_BS, 0x62);
+	close(fd);
+}
+
+static void pwritev2_unknown(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, 0x63);
+	struct nw_snap s;
+
+	if (fd < 0 || !nw_snap_take(c, F, &s))
+		return;
+	nw_expect_res(c, "pwritev2", -EOPNOTSUPP,
+		      nw_pwritev2(fd, b, NW_BS, 0, NW_UNKNOWN_RWF)) &&
+	nw_expect_unchanged(c, F, &s);
+	close(fd);
+}
+
+/*
+ * Buffered NOWAIT write: EOPNOTSUPP from ->write_iter on 4.14 ext4/XFS/btrfs.
+ * Later kernels: ext4 still EOPNOTSUPP (6.1 ext4_buffered_write_iter); XFS
+ * gained async buffered writes in 6.0 ("xfs: Add async buffered write
+ * support") and btrfs in 6.1 ("btrfs: add support for async buffered
+ * writes"): there the write may succeed, or refuse with EAGAIN untouched.
+ */
+static void pwritev2_buffered(struct nw_ctx *c)
+{
+	int fd;
+	void *b = nw_buf(NW_BS, 0x64);
+	struct nw_snap s;
+	long r;
+
+	fd = nw_make_file(c, F, 65536, 65536, 0x11);
+	if (fd < 0)
+		return;
+	close(fd);
+	fd = nw_open(c, F, O_RDWR);
+	if (fd < 0 || !nw_snap_take(c, F, &s))
+		return;
+	r = nw_pwritev2(fd, b, NW_BS, 0, RWF_NOWAIT);
+	if (c->fs != NW_EXT4 && nw_kver_ge(c, KV(6, 0, 0))) {
+		if (r == NW_BS) {
+			nw_expect_content(c, fd, 0, NW_BS, 0x64);
+		} else {
+			nw_expect_res(c, "pwritev2 (async buffered write)",
+				      -EAGAIN, r) &&
+			nw_expect_unchanged(c, F, &s);
+		}
+	} else {
+		nw_expect_res(c, "pwritev2", -EOPNOTSUPP, r) &&
+		nw_expect_unchanged(c, F, &s);
+	}
+	close(fd);
+}
+
+/* No FMODE_NOWAIT (tmpfs, 9p): EOPNOTSUPP at submission, on both paths */
+static void unsupported_fs(struct nw_ctx *c, const char *dir, const char *name)
+{
+	char p[512];
+	int fd;
+	void *b = nw_buf(NW_BS, 0x71);
+	struct nw_aio_res r;
+
+	if (!dir) {
+		nw_skip(c, "%s is not mounted in this run", name);
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/nwconf-unsupported.dat", dir);
+	unlink(p);
+	fd = open(p, O_RDWR | O_CREAT, 0644);
+	if (fd < 0 || pwrite(fd, b, NW_BS, 0) != NW_BS) {
+		nw_fail(c, "setup on %s: ok vs errno %d", name, errno);
+		return;
+	}
+	nw_expect_res(c, "pwritev2", -EOPNOTSUPP,
+		      nw_pwritev2(fd, b, NW_BS, 0, RWF_NOWAIT)) &&
+	nw_expect_res(c, "preadv2", -EOPNOTSUPP,
+		      nw_preadv2(fd, b, NW_BS, 0, RWF_NOWAIT));
+	if (c->failed)
+		goto out;
+	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
+	nw_expect_res(c, "io_submit", -EOPNOTSUPP, r.submit);
+out:
+	close(fd);
+	unlink(p);
+}
+
+static void unsupported_tmpfs(struct nw_ctx *c)
+{
+	unsupported_fs(c, c->env->tmpfs, "tmpfs");
+}
+
+static void unsupported_9p(struct nw_ctx *c)
+{
+	unsupported_fs(c, c->env->p9, "9p");
+}
+
+/*
+ * The cover letter's probe: "send an async direct write; any error besides
+ * -EAGAIN would mean it is not supported".  It must say "supported" on a
+ * NOWAIT filesystem.
+ */
+static void probe_cover_letter(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, 0x11);
+	struct nw_aio_res r;
+	int supported;
+
+	if (fd < 0)
+		return;
+	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
+	supported = r.submit == 1 && (r.res == NW_BS || r.res == -EAGAIN);
+	nw_expect_true(c, "probe says supported", supported);
+	close(fd);
+}
+
+const struct nw_case nw_interface_cases[] = {
+	{ "interface.aio.nowait-accepted",
+	  "RWF_NOWAIT in aio_rw_flags is accepted; a direct overwrite completes", 0,
+	  aio_nowait_accepted },
+	{ "interface.aio.nowait-read",
+	  "RWF_NOWAIT in aio_rw_flags on a direct read completes", 0,
+	  aio_nowait_read },
+	{ "interface.aio.unknown-flag",
+	  "an unknown aio_rw_flags bit: io_submit returns EOPNOTSUPP", 0,
+	  aio_unknown_flag },
+	{ "interface.aio.reserved2",
+	  "aio_reserved2 set: io_submit returns EINVAL", 0, aio_reserved2 },
+	{ "interface.aio.nowait-buffered",
+	  "NOWAIT without O_DIRECT: iocb accepted, event res EOPNOTSUPP", 0,
+	  aio_nowait_buffered },
+	{ "interface.aio.dsync", "RWF_DSYNC in aio_rw_flags works", 0, aio_dsync },
+	{ "interface.aio.sync", "RWF_SYNC in aio_rw_flags works", 0, aio_sync },
+	{ "interface.aio.hipri", "RWF_HIPRI in aio_rw_flags works", 0, aio_hipri },
+	{ "interface.aio.nowait-dsync",
+	  "RWF_NOWAIT|RWF_DSYNC overwrite completes", 0, aio_nowait_dsync },
+	{ "interface.aio.batch",
+	  "flags are per iocb in a batch; all complete", 0, aio_batch },
+	{ "interface.aio.batch-bad-second",
+	  "a bad second iocb: io_submit returns 1, the rest is not submitted", 0,
+	  aio_batch_bad_second },
+	{ "interface.aio.batch-bad-first",
+	  "a bad first iocb: io_submit returns its error", 0,
+	  aio_batch_bad_first },
+	{ "interface.aio.efault",
+	  "a faulting iocb pointer: io_submit returns EFAULT", 0, aio_efault },
+	{ "interface.aio.iocb-untouched",
+	  "io_submit leaves the caller's iocb (but aio_key) unchanged", 0,
+	  aio_iocb_untouched },
+	{ "interface.pwritev2.nowait",
+	  "pwritev2 accepts RWF_NOWAIT; a direct overwrite completes", 0,
+	  pwritev2_nowait },
+	{ "interface.preadv2.nowait",
+	  "preadv2 accepts RWF_NOWAIT on a direct read", 0, preadv2_nowait },
+	{ "interface.pwritev2.nowait-dsync",
+	  "pwritev2 RWF_NOWAIT|RWF_DSYNC completes", 0, pwritev2_dsync },
+	{ "interface.pwritev2.unknown-flag",
+	  "an unknown pwritev2 flag: EOPNOTSUPP", 0, pwritev2_unknown },
+	{ "interface.pwritev2.buffered-%s",
+	  "buffered pwritev2 with RWF_NOWAIT gets upstream's errno", FS_ALL,
+	  pwritev2_buffered },
+	{ "interface.unsupported.tmpfs",
+	  "tmpfs (no FMODE_NOWAIT) refuses RWF_NOWAIT with EOPNOTSUPP", 0,
+	  unsupported_tmpfs },
+	{ "interface.unsupported.9p",
+	  "9p (no FMODE_NOWAIT) refuses RWF_NOWAIT with EOPNOTSUPP", 0,
+	  unsupported_9p },
+	{ "interface.probe.cover-letter",
+	  "the cover letter's probe (async direct write) says supported", 0,
+	  probe_cover_letter },
+	{ NULL }
+};

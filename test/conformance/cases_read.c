@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * read.<fs>.*: RWF_NOWAIT on reads.
+ *
+ * Upstream rules:
+ *  - direct read (4.13 generic_file_read_iter / iomap_dio_rw): page-cache
+ *    pages in the range -> EAGAIN rather than writeback-and-wait;
+ *  - XFS takes IOLOCK shared with nowait on reads (4.13), ext4 from 5.5 on
+ *    (iomap DIO, ext4_dio_read_iter);
+ *  - buffered read (4.14 91f9943e1c7b "fs: support RWF_NOWAIT for buffered
+ *    reads"): return what is cached, EAGAIN when the first page is not; a
+ *    short count for a partly cached range, never 0 before EOF (5.9/5.10
+ *    regression fixed by 13e6b4e7e3c9 and friends).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nwconf.h"
+
+#define F "read.dat"
+
+static int pat(struct nw_ctx *c, int pattern)
+{
+	return c->fs == NW_BTRFS ? -pattern : pattern;
+}
+
+/* Dirty (not yet written back) page in the range of a direct read */
+static void dio_dirty_page(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 65536, 65536, pat(c, 0x11));
+	int bfd = nw_open(c, F, O_RDWR);
+	void *b = nw_buf(NW_BS, 0x22);
+	struct nw_aio_res r;
+
+	if (fd < 0 || bfd < 0)
+		return;
+	if (pwrite(bfd, b, NW_BS, NW_BS) != NW_BS) {
+		nw_fail(c, "buffered write: ok vs errno %d", errno);
+		return;
+	}
+	nw_expect_res(c, "preadv2", -EAGAIN,
+		      nw_preadv2(fd, b, NW_BS, NW_BS, RWF_NOWAIT));
+	if (c->failed)
+		return;
+	r = nw_aio_rw(fd, IO_CMD_PREAD, b, NW_BS, NW_BS, RWF_NOWAIT);
+	nw_expect_res(c, "io_submit", 1, r.submit) &&
+	nw_expect_res(c, "event res", -EAGAIN, r.res);
+	close(bfd);
+	close(fd);
+}
+
+/*
+ * Inode lock held exclusively by a buffered writer.  XFS: EAGAIN (IOLOCK
+ * shared tried).  ext4 before 5.5 and btrfs do not lock for direct reads, so
+ * the read completes; ext4 5.5+ tries the lock shared: EAGAIN.  btrfs 5.x+
+ * (iomap DIO) takes the lock shared without nowait, so on such kernels the
+ * read would block: not a NOWAIT path upstream, skipped there.
+ */
+static void dio_locked(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 2 << 20, 2 << 20, pat(c, 0x11));
+	int bfd = nw_open(c, F, O_RDWR);
+	unsigned char *b = nw_buf(NW_BS, 0);
+	struct nw_lockholder *h;
+	long want, got;
+
+	if (fd < 0 || bfd < 0)
+		return;
+	if (c->fs == NW_BTRFS && nw_kver_ge(c, KV(5, 5, 0))) {
+		nw_skip(c, "btrfs %s: direct reads take the inode lock without NOWAIT",
+			"5.5+ (iomap DIO)");
+		return;
+	}
+	if (c->fs == NW_XFS || (c->fs == NW_EXT4 && nw_kver_ge(c, KV(5, 5, 0))))
+		want = -EAGAIN;
+	else
+		want = NW_BS;
+	h = nw_hold_inode_lock(c, bfd, 1 << 20);
+	if (!h)
+		return;
+	got = nw_preadv2(fd, b, NW_BS, 0, RWF_NOWAIT);
+	nw_release(h);
+	nw_expect_res(c, "preadv2", want, got);
+	if (want > 0)
+		nw_expect_true(c, "data read", b[9] == 0x11);
+	close(bfd);
+	close(fd);
+}
+
+static void buffered_cached(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 65536, 65536, pat(c, 0x11));
+	int bfd = nw_open(c, F, O_RDONLY);
+	unsigned char *b = nw_buf(2 * NW_BS, 0);
+
+	if (fd < 0 || bfd < 0)
+		return;
+	if (pread(bfd, b, 2 * NW_BS, 0) != 2 * NW_BS) {
+		nw_fail(c, "buffered read: ok vs errno %d", errno);
+		return;
+	}
+	memset(b, 0, 2 * NW_BS);
+	nw_expect_res(c, "preadv2", 2 * NW_BS,
+		      nw_preadv2(bfd, b, 2 * NW_BS, 0, RWF_NOWAIT)) &&
+	nw_expect_true(c, "data read", b[NW_BS + 5] == 0x11);
+	close(bfd);
+	close(fd);
+}
+
+static void buffered_uncached(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 65536, 65536, pat(c, 0x11));
+	int bfd = nw_open(c, F, O_RDONLY);
+	unsigned char *b = nw_buf(NW_BS, 0);
+
+	if (fd < 0 || bfd < 0)
+		return;
+	nw_drop_cache(bfd);
+	nw_expect_res(c, "preadv2", -EAGAIN,
+		      nw_preadv2(bfd, b, NW_BS, 0, RWF_NOWAIT));
+	close(bfd);
+	close(fd);
+}
+
+/* First page cached, second not: a short read of what is cached */
+static void buffered_partial(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 65536, 65536, pat(c, 0x11));
+	int bfd = nw_open(c, F, O_RDONLY);
+	unsigned char *b = nw_buf(2 * NW_BS, 0);
+
+	if (fd < 0 || bfd < 0)
+		return;
+	nw_drop_cache(bfd);
+	posix_fadvise(bfd, 0, 0, POSIX_FADV_RANDOM);	/* no readahead */
+	if (pread(bfd, b, NW_BS, 0) != NW_BS) {
+		nw_fail(c, "buffered read: ok vs errno %d", errno);
+		return;
+	}
+	nw_expect_res(c, "preadv2", NW_BS,
+		      nw_preadv2(bfd, b, 2 * NW_BS, 0, RWF_NOWAIT));
+	close(bfd);
+	close(fd);
+}
+
+/* At EOF a NOWAIT read returns 0, as without the flag */
+static void buffered_eof(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 65536, 65536, pat(c, 0x11));
+	int bfd = nw_open(c, F, O_RDONLY);
+	unsigned char *b = nw_buf(NW_BS, 0);
+
+	if (fd < 0 || bfd < 0)
+		return;
+	nw_expect_res(c, "preadv2 at EOF", 0,
+		      nw_preadv2(bfd, b, NW_BS, 65536, RWF_NOWAIT));
+	close(bfd);
+	close(fd);
+}
+
+const struct nw_case nw_read_cases[] = {
+	{ "read.%s.dio-dirty-page",
+	  "a NOWAIT direct read over a dirty page-cache page: EAGAIN", FS_ALL,
+	  dio_dirty_page },
+	{ "read.%s.dio-locked",
+	  "a NOWAIT direct read with the inode lock held (fs-specific rule)",
+	  FS_ALL, dio_locked },
+	{ "read.%s.buffered-cached",
+	  "a NOWAIT buffered read of a cached range returns the data", FS_ALL,
+	  buffered_cached },
+	{ "read.%s.buffered-uncached",
+	  "a NOWAIT buffered read of an uncached range: EAGAIN", FS_ALL,
+	  buffered_uncached },
+	{ "read.%s.buffered-partial",
+	  "a partly cached range: a short read, never 0 before EOF", FS_ALL,
+	  buffered_partial },
+	{ "read.%s.buffered-eof",
+	  "a NOWAIT buffered read at EOF returns 0", FS_ALL, buffered_eof },
+	{ NULL }
+};

@@ -1,0 +1,67 @@
+#!/bin/bash
+# Host-side unit tests: the case table and the VM verdict logic.
+# Prints "ok"/"not ok" per test and "N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+np=0 nf=0
+t() { # name, command...
+	local name=$1
+	shift
+	if "$@" >"$tmp/out" 2>&1; then
+		echo "ok unit.$name"
+		np=$((np + 1))
+	else
+		echo "not ok unit.$name: $(head -c 300 "$tmp/out" | tr '\n' ' ')"
+		nf=$((nf + 1))
+	fi
+}
+
+make -s -C "$top/test/conformance" nwconf >"$tmp/build" 2>&1
+t conformance-builds test -x "$top/test/conformance/nwconf"
+"$top/test/conformance/nwconf" --list | cut -f1 >"$tmp/ids"
+
+# every id reads <group>.<area>.<name> with a known group
+ids_wellformed() { ! grep -v -E '^(interface|fs|read|block)\.[a-z0-9]+\.[a-z0-9-]+$' "$tmp/ids"; }
+t case-ids-wellformed ids_wellformed
+ids_unique() { [ -z "$(sort "$tmp/ids" | uniq -d)" ]; }
+t case-ids-unique ids_unique
+fs_ids_per_fs() { [ "$(grep -c '^fs\.ext4\.' "$tmp/ids")" -ge 8 ] && grep -q '^fs\.xfs\.' "$tmp/ids" && grep -q '^fs\.btrfs\.' "$tmp/ids"; }
+t case-ids-cover-filesystems fs_ids_per_fs
+# every case states its rule (the "what" column is not empty)
+what_present() { ! "$top/test/conformance/nwconf" --list | awk -F'\t' 'length($2) < 10'  | grep .; }
+t case-rules-stated what_present
+sel() { [ "$("$top/test/conformance/nwconf" --list fs.xfs | wc -l)" = "$(grep -c '^fs\.xfs\.' "$tmp/ids")" ]; }
+t selection-by-prefix sel
+
+# the verdict: end marker, kernel-log scan, counting
+v=$top/test/vm/verdict.sh
+printf 'ok a.b.c - x\nskip a.b.d - y\nnwsuite-done rc=0\n' >"$tmp/r.good"
+printf '[ 1.0] all fine\n' >"$tmp/d.good"
+printf '[ 2.0] WARNING: CPU: 0 PID: 1 at fs/aio.c:1 x\n' >"$tmp/d.warn"
+printf '[ 9.0] INFO: task nwconf:77 blocked for more than 60 seconds.\n' >"$tmp/d.hung"
+printf 'ok a.b.c - x\n' >"$tmp/r.nomarker"
+printf 'ok a.b.c - x\nnot ok a.b.e - z: 1 vs 2\nnwsuite-done rc=1\n' >"$tmp/r.fail"
+verdict_pass() { "$v" "$tmp/r.good" "$tmp/d.good" 0 | tail -n 1 | grep -qx '1 passed, 0 failed, 1 skipped'; }
+t verdict-pass verdict_pass
+verdict_warn() { ! "$v" "$tmp/r.good" "$tmp/d.warn" 0 >"$tmp/o" && grep -q '^not ok vm.dmesg' "$tmp/o"; }
+t verdict-warn-fails verdict_warn
+verdict_hung() { ! "$v" "$tmp/r.good" "$tmp/d.hung" 0 >"$tmp/o" && grep -q '^not ok vm.dmesg' "$tmp/o"; }
+t verdict-hung-task-fails verdict_hung
+verdict_marker() { ! "$v" "$tmp/r.nomarker" "$tmp/d.good" 0 >"$tmp/o" && grep -q '^not ok vm.boot' "$tmp/o"; }
+t verdict-no-marker-fails verdict_marker
+verdict_timeout() { ! "$v" "$tmp/r.nomarker" "$tmp/d.good" 1 >"$tmp/o" && grep -q 'timed out' "$tmp/o"; }
+t verdict-timeout-fails verdict_timeout
+verdict_case() { ! "$v" "$tmp/r.fail" "$tmp/d.good" 0 >"$tmp/o" && tail -n 1 "$tmp/o" | grep -qx '1 passed, 1 failed, 0 skipped'; }
+t verdict-failed-case-fails verdict_case
+
+# the userspace header carries upstream's ABI values
+hdr() {
+	printf '#include <stdio.h>\n#include "nowait_aio.h"\nint main(void){return !(RWF_HIPRI==1&&RWF_DSYNC==2&&RWF_SYNC==4&&RWF_NOWAIT==8);}\n' >"$tmp/h.c" &&
+	cc -I"$top/include" -o "$tmp/h" "$tmp/h.c" && "$tmp/h"
+}
+t uapi-header-values hdr
+
+echo "$np passed, $nf failed"
+[ "$nf" -eq 0 ]

@@ -1,0 +1,54 @@
+#!/bin/busybox sh
+# PID 1 of the test VM (busybox).  Mounts the test filesystems, loads the
+# module when asked, runs the conformance suite and writes its lines to the
+# second serial port (/dev/ttyS1), which the host streams.  The last line is
+# the marker "nwsuite-done rc=N": without it the host counts the run failed.
+# Kernel command-line variables: NW_MODULE=1, NW_CASES=glob[,glob...].
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t tmpfs tmp /tmp
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+res=/dev/ttyS1
+say() { echo "$*" > $res; }
+finish() {
+	say "nwsuite-done rc=$1"
+	sync
+	for m in /mnt/*; do umount "$m" 2>/dev/null; done
+	poweroff -f
+}
+
+echo 60 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+echo 1 > /proc/sys/kernel/hung_task_panic 2>/dev/null
+
+if [ -f /modules.list ]; then
+	for m in $(cat /modules.list); do
+		modprobe "$m" 2>/tmp/modprobe.err ||
+			say "# modprobe $m failed: $(cat /tmp/modprobe.err)"
+	done
+fi
+
+if [ "$NW_MODULE" = 1 ]; then
+	if ! insmod /nowait_aio.ko 2>/tmp/insmod.err; then
+		say "not ok setup.module.load - insmod nowait_aio.ko: $(cat /tmp/insmod.err)"
+		finish 1
+	fi
+	say "# nowait_aio loaded: $(cat /sys/kernel/nowait_aio/features 2>/dev/null | tr '\n' ' ')"
+fi
+
+mkdir -p /mnt/ext4 /mnt/xfs /mnt/btrfs /mnt/tmpfs /mnt/9p
+# the three test filesystems are part of every run: no mount, no pass
+for fs in ext4:vda xfs:vdb btrfs:vdc; do
+	if ! mount -t ${fs%%:*} /dev/${fs#*:} /mnt/${fs%%:*} 2>/tmp/mount.err; then
+		say "not ok setup.mount.${fs%%:*} - mount: $(cat /tmp/mount.err)"
+	fi
+done
+mount -t tmpfs none /mnt/tmpfs
+mount -t 9p -o trans=virtio,version=9p2000.L host9p /mnt/9p 2>/dev/null ||
+	say "# mount 9p failed"
+
+cases=$(echo "$NW_CASES" | tr ',' ' ')
+/nwconf $cases > $res 2>&1
+finish $?

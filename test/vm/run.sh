@@ -1,0 +1,133 @@
+#!/bin/bash
+# Run the conformance suite on one kernel in QEMU (TCG).
+#
+#   test/vm/run.sh KVER [MODULE] [CASES]
+#
+# KVER    a directory name under $NOWAIT_KERNELS (a built tree with
+#         arch/x86/boot/bzImage), or "debian" for Debian's stock 6.1 kernel.
+# MODULE  1 to insmod module/nowait_aio.ko (built against that tree) before
+#         the suite; ignored on kernels of 4.13 and later (native NOWAIT).
+# CASES   case ids or globs, comma-separated (default: all).
+#
+# Output: the suite's lines ("ok", "not ok", "skip") as they run, then
+# "N passed, N failed, N skipped".  Exit status 0 only when nothing failed.
+# A run also fails when the guest does not reach its end marker (crash,
+# panic_on_warn, time-out) or its dmesg shows a WARN, oops, BUG, lockdep
+# report or hung task; the dmesg path is printed then.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+KVER=${1:?usage: run.sh KVER [MODULE] [CASES]}
+MODULE=${2:-0}
+CASES=${3:-}
+cache=${NOWAIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nowait-aio}
+kernels=${NOWAIT_KERNELS:-$cache/kernels}
+vm_timeout=${NOWAIT_VM_TIMEOUT:-900}
+
+die() { echo "vm-check: $*" >&2; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+
+# --- the kernel ---
+modsrc=""
+if [ "$KVER" = debian ]; then
+	kdir=$("$top/test/vm/debian-kernel.sh") || die "cannot get Debian's 6.1 kernel"
+	bzimage=$kdir/vmlinuz
+	release=$(ls "$kdir/lib/modules" | head -n 1)
+	modsrc=$kdir/lib/modules/$release
+else
+	kdir=$kernels/$KVER
+	bzimage=$kdir/arch/x86/boot/bzImage
+	[ -f "$bzimage" ] || die "no built kernel at $kdir (arch/x86/boot/bzImage)"
+	release=$(cat "$kdir/include/config/kernel.release" 2>/dev/null || echo "$KVER")
+fi
+IFS=. read -r kmaj kmin _ <<<"${release%%-*}"
+native=0
+if [ "$kmaj" -gt 4 ] || { [ "$kmaj" -eq 4 ] && [ "$kmin" -ge 13 ]; }; then
+	native=1
+	MODULE=0
+fi
+mode=stock
+[ $native = 1 ] && mode=native
+[ "$MODULE" = 1 ] && mode=module
+
+out=${NOWAIT_OUT:-$top/test/vm/out}/$KVER-$mode
+rm -rf "$out"
+mkdir -p "$out"
+echo "# vm-check: kernel $release ($KVER), mode $mode, output in $out"
+
+# --- the guest programs ---
+make -s -C "$top/test/conformance" nwconf >"$out/build.log" 2>&1 ||
+	{ cat "$out/build.log" >&2; die "conformance suite does not build"; }
+if [ "$MODULE" = 1 ]; then
+	make -s -C "$top" module KDIR="$kdir" >"$out/module-build.log" 2>&1 ||
+		{ cat "$out/module-build.log" >&2; die "module does not build against $kdir"; }
+fi
+
+# --- the initramfs ---
+root=$out/initramfs
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,mnt,lib/modules}
+cp /bin/busybox "$root/bin/busybox" || die "busybox-static is not installed"
+cp "$top/test/vm/init.sh" "$root/init"
+chmod +x "$root/init"
+cp "$top/test/conformance/nwconf" "$root/nwconf"
+[ "$MODULE" = 1 ] && cp "$top/module/nowait_aio.ko" "$root/nowait_aio.ko"
+if [ -n "$modsrc" ]; then
+	# Debian builds drivers and filesystems as modules: copy what the suite
+	# needs with its dependencies, and let depmod write modules.dep.
+	want="crc32c_generic virtio_pci virtio_blk ext4 xfs btrfs 9pnet_virtio 9p null_blk loop dm_mod raid0"
+	dst=$root/lib/modules/$release
+	mkdir -p "$dst"
+	for f in modules.order modules.builtin modules.builtin.modinfo; do
+		[ -f "$modsrc/$f" ] && cp "$modsrc/$f" "$dst/"
+	done
+	for m in $want; do
+		pat=$(echo "$m" | sed 's/[-_]/[-_]/g')
+		line=$(grep -E "(^|/)$pat\.ko(\.[a-z]+)?:" "$modsrc/modules.dep" | head -n 1)
+		[ -n "$line" ] || { echo "# debian: module $m not found" >&2; continue; }
+		for p in ${line%%:*} ${line#*:}; do
+			mkdir -p "$dst/$(dirname "$p")"
+			cp -n "$modsrc/$p" "$dst/$p"
+		done
+	done
+	depmod -b "$root" "$release" || die "depmod failed"
+	echo "$want" | tr ' ' '\n' >"$root/modules.list"
+fi
+(cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initramfs.cpio.gz"
+
+# --- fresh filesystem images, with features old kernels mount ---
+truncate -s 512M "$out/ext4.img" "$out/xfs.img" "$out/btrfs.img"
+mkfs.ext4 -q -F -O ^orphan_file,^metadata_csum_seed "$out/ext4.img" ||
+	mkfs.ext4 -q -F "$out/ext4.img" || die "mkfs.ext4 failed"
+mkfs.xfs -q -f -m bigtime=0,inobtcount=0,reflink=1 "$out/xfs.img" ||
+	die "mkfs.xfs failed"
+mkfs.btrfs -q -f "$out/btrfs.img" >/dev/null || die "mkfs.btrfs failed"
+mkdir -p "$out/9p"
+
+# --- boot ---
+: >"$out/results.log"
+cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1 nokaslr"
+cmdline="$cmdline NW_MODULE=$MODULE NW_CASES=$CASES"
+timeout --foreground "$vm_timeout" qemu-system-x86_64 -accel tcg -m 1024 -smp 1 \
+	-display none -monitor none -no-reboot \
+	-kernel "$bzimage" -initrd "$out/initramfs.cpio.gz" -append "$cmdline" \
+	-serial file:"$out/dmesg.log" -serial file:"$out/results.log" \
+	-drive file="$out/ext4.img",format=raw,if=virtio \
+	-drive file="$out/xfs.img",format=raw,if=virtio \
+	-drive file="$out/btrfs.img",format=raw,if=virtio \
+	-virtfs local,path="$out/9p",mount_tag=host9p,security_model=none,id=host9p \
+	</dev/null >"$out/qemu.log" 2>&1 &
+qpid=$!
+tail -n +1 -f "$out/results.log" --pid=$qpid | grep -v -E '^(nwsuite-done|[0-9]+ passed, )' &
+tpid=$!
+wait $qpid
+qrc=$?
+wait $tpid 2>/dev/null
+
+# --- verdict ---
+tr -d '\r' <"$out/results.log" >"$out/results.txt"
+to=0
+[ $qrc = 124 ] && to=1
+"$top/test/vm/verdict.sh" "$out/results.txt" "$out/dmesg.log" $to >"$out/verdict.txt"
+rc=$?
+grep -v ' passed, ' "$out/verdict.txt"
+[ $rc = 0 ] || echo "# failed: results in $out/results.txt, dmesg in $out/dmesg.log"
+tail -n 1 "$out/verdict.txt"
+exit $rc
