@@ -88,7 +88,18 @@ if [ -n "$modsrc" ]; then
 		done
 	done
 	depmod -b "$root" "$release" || die "depmod failed"
-	echo "$want" | tr ' ' '\n' >"$root/modules.list"
+	# loaded at boot; null_blk, loop, dm_mod and raid0 are loaded by the
+	# cases that need them, with their parameters
+	echo "$want" | tr ' ' '\n' | grep -v -x -E 'null_blk|loop|dm_mod|raid0' >"$root/modules.list"
+else
+	# hand-built trees have the drivers built in, but null_blk is a module
+	dst=$root/lib/modules/$release
+	for m in drivers/block/null_blk.ko; do
+		[ -f "$kdir/$m" ] || continue
+		mkdir -p "$dst/kernel/$(dirname "$m")"
+		cp "$kdir/$m" "$dst/kernel/$m"
+	done
+	[ -d "$dst" ] && { depmod -b "$root" "$release" || die "depmod failed"; }
 fi
 (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initramfs.cpio.gz"
 
