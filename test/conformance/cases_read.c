@@ -56,10 +56,11 @@ static void dio_dirty_page(struct nw_ctx *c)
 
 /*
  * Inode lock held exclusively by a buffered writer.  XFS: EAGAIN (IOLOCK
- * shared tried).  ext4 before 5.5 and btrfs do not lock for direct reads, so
- * the read completes; ext4 5.5+ tries the lock shared: EAGAIN.  btrfs 5.x+
- * (iomap DIO) takes the lock shared without nowait, so on such kernels the
- * read would block: not a NOWAIT path upstream, skipped there.
+ * shared tried, 4.13).  ext4 takes i_rwsem shared for direct reads; 4.14
+ * slept there, 5.5 tries it (b1b4705d54ab "ext4: introduce direct I/O read
+ * using iomap infrastructure"): EAGAIN, which the module ships.  btrfs does
+ * not lock for direct reads before 5.5, so the read completes; 5.5+ (iomap
+ * DIO) takes the lock shared without nowait: not a NOWAIT path there.
  */
 static void dio_locked(struct nw_ctx *c)
 {
@@ -76,10 +77,12 @@ static void dio_locked(struct nw_ctx *c)
 			"5.5+ (iomap DIO)");
 		return;
 	}
-	if (c->fs == NW_XFS || (c->fs == NW_EXT4 && nw_kver_ge(c, KV(5, 5, 0))))
-		want = -EAGAIN;
-	else
-		want = NW_BS;
+	if (c->fs == NW_EXT4 && nw_native(c) && !nw_kver_ge(c, KV(5, 5, 0))) {
+		/* running it would only show the native kernel sleeping */
+		nw_skip(c, "fixed upstream in 5.5 (b1b4705d54ab); this native kernel sleeps on i_rwsem");
+		return;
+	}
+	want = c->fs == NW_BTRFS ? NW_BS : -EAGAIN;
 	h = nw_hold_inode_lock(c, bfd, 1 << 20);
 	if (!h)
 		return;

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - every kernel-version difference nowait_aio cares about, in one
+ * place.  The logic files include this and never test LINUX_VERSION_CODE.
+ * Where a feature can be probed by a macro it defines, it is probed that
+ * way (distro kernels backport features); otherwise by version.
+ */
+#ifndef NOWAIT_AIO_COMPAT_H
+#define NOWAIT_AIO_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/fs.h>
+#include <linux/ftrace.h>
+#include <linux/kallsyms.h>
+#include <linux/uaccess.h>
+#include <linux/rcupdate.h>
+
+/*
+ * Native no-wait AIO (4.13+) defines IOCB_NOWAIT; such a kernel needs no
+ * backport and the module refuses to load there.
+ */
+#ifdef IOCB_NOWAIT
+#define NW_NATIVE_NOWAIT 1
+#define NW_IOCB_NOWAIT IOCB_NOWAIT
+#else
+#define NW_NATIVE_NOWAIT 0
+/* upstream's bit; unused by these kernels' ki_flags (IOCB_WRITE is 1 << 6) */
+#define NW_IOCB_NOWAIT (1 << 7)
+#endif
+
+#ifndef RWF_HIPRI
+#define RWF_HIPRI 0x00000001
+#endif
+#ifndef RWF_DSYNC
+#define RWF_DSYNC 0x00000002
+#endif
+#ifndef RWF_SYNC
+#define RWF_SYNC 0x00000004
+#endif
+#ifndef RWF_NOWAIT
+#define RWF_NOWAIT 0x00000008
+#endif
+#define NW_RWF_SUPPORTED (RWF_HIPRI | RWF_DSYNC | RWF_SYNC | RWF_NOWAIT)
+
+/* The ftrace callback's signature. */
+#define NW_FTRACE_THUNK(name) \
+	void notrace name(unsigned long ip, unsigned long parent_ip, \
+			  struct ftrace_ops *ops, struct pt_regs *regs)
+#define NW_FTRACE_REGS(regs) (regs)
+
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+#define NW_HAVE_FTRACE_REGS 1
+#else
+#define NW_HAVE_FTRACE_REGS 0
+#endif
+
+/*
+ * Our callbacks never recurse (they only redirect the instruction pointer),
+ * so ftrace needs no recursion protection around them.
+ */
+#define NW_FTRACE_FLAGS (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY | \
+			 FTRACE_OPS_FL_RECURSION_SAFE)
+
+/* The original function, entered past its 5-byte fentry call. */
+#define NW_FENTRY_SIZE MCOUNT_INSN_SIZE
+
+static inline unsigned long nw_lookup_name(const char *name)
+{
+	return kallsyms_lookup_name(name);
+}
+
+/*
+ * Before set_fs() was removed (5.10), the address limit lets copy_from_user
+ * read a kernel copy of an iocb.  Used only around the one substituted iocb.
+ */
+typedef mm_segment_t nw_addr_limit_t;
+static inline nw_addr_limit_t nw_kernel_ds_enter(void)
+{
+	nw_addr_limit_t old = get_fs();
+
+	set_fs(KERNEL_DS);
+	return old;
+}
+
+static inline void nw_addr_limit_restore(nw_addr_limit_t old)
+{
+	set_fs(old);
+}
+
+/*
+ * After the ftrace callbacks are gone, wait until no task can still be
+ * between a callback and the first instruction of a wrapper.
+ */
+static inline void nw_sync_trampolines(void)
+{
+#ifdef CONFIG_TASKS_RCU
+	synchronize_rcu_tasks();
+#else
+	synchronize_sched();
+#endif
+}
+
+/*
+ * Index of the first page cached at or after @start, through the exported
+ * pagevec_lookup() (find_get_pages() is not exported before 4.15).
+ */
+#include <linux/pagevec.h>
+static inline bool nw_first_cached_index(struct address_space *mapping,
+					 pgoff_t start, pgoff_t *index)
+{
+	struct pagevec pvec;
+	bool found;
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 15, 0)
+	pagevec_init(&pvec);
+#else
+	pagevec_init(&pvec, 0);
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 14, 0)
+	found = pagevec_lookup_range(&pvec, mapping, &start, (pgoff_t)-1) > 0;
+#else
+	found = pagevec_lookup(&pvec, mapping, start, 1) > 0;
+#endif
+	if (found)
+		*index = pvec.pages[0]->index;
+	pagevec_release(&pvec);
+	return found;
+}
+
+#endif /* NOWAIT_AIO_COMPAT_H */

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hook engine: one table of {symbol, wrapper, &original}.
+ *
+ * Every symbol is resolved with kallsyms before anything is installed.  A
+ * missing required symbol fails the load; a missing optional one switches
+ * off only the check it serves.  dmesg names the symbol either way, and
+ * /sys/kernel/nowait_aio/features shows it.  Hooks are ftrace callbacks
+ * (SAVE_REGS|IPMODIFY) that send the call to the wrapper; the wrapper
+ * reaches the original past its fentry call, so it is never redirected
+ * twice.  Removal runs in reverse order, then waits until no task is left
+ * in module code.
+ */
+#include <linux/delay.h>
+#include <linux/ftrace.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+
+#include "nowait_aio.h"
+
+DEFINE_PER_CPU(long, nw_active);
+
+static const char *const nw_check_names[NW_NR_CHECKS] = {
+	"lock", "pagecache", "alloc", "congestion",
+};
+
+static NW_FTRACE_THUNK(nw_thunk)
+{
+	struct nw_hook *h = container_of(ops, struct nw_hook, ops);
+
+	NW_FTRACE_REGS(regs)->ip = (unsigned long)h->wrapper;
+}
+
+/* ftrace_location() is not exported; the engine needs it to check sites */
+static unsigned long (*nw_ftrace_location)(unsigned long ip);
+
+int nw_hooks_resolve(struct nw_hook *hooks, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	nw_ftrace_location = (void *)nw_lookup_name("ftrace_location");
+	if (!nw_ftrace_location) {
+		pr_err("required symbol ftrace_location not found; not loading\n");
+		return -ENOENT;
+	}
+
+	for (i = 0; i < n; i++) {
+		struct nw_hook *h = &hooks[i];
+
+		h->addr = nw_lookup_name(h->name);
+		h->live = false;
+		h->off_reason = NULL;
+		if (!h->addr) {
+			h->off_reason = "symbol not found (inlined or absent)";
+		} else if (h->wrapper && nw_ftrace_location(h->addr) != h->addr) {
+			h->off_reason = "no ftrace site at the function's entry";
+			h->addr = 0;
+		}
+		if (h->addr) {
+			*h->orig = (void *)(h->wrapper ?
+					    h->addr + NW_FENTRY_SIZE : h->addr);
+			continue;
+		}
+		if (h->check < 0) {
+			pr_err("required symbol %s (%s): %s; not loading\n",
+			       h->name, h->why, h->off_reason);
+			err = -ENOENT;
+		} else {
+			nw_check_on[h->check] = false;
+			nw_check_avail[h->check] = false;
+			pr_warn("symbol %s (%s): %s; check '%s' is off\n",
+				h->name, h->why, h->off_reason,
+				nw_check_names[h->check]);
+		}
+	}
+	return err;
+}
+
+static int nw_hook_install(struct nw_hook *h)
+{
+	int err;
+
+	h->ops.func = nw_thunk;
+	h->ops.flags = NW_FTRACE_FLAGS;
+	err = ftrace_set_filter_ip(&h->ops, h->addr, 0, 0);
+	if (err) {
+		pr_err("ftrace_set_filter_ip(%s) failed: %d\n", h->name, err);
+		return err;
+	}
+	err = register_ftrace_function(&h->ops);
+	if (err) {
+		pr_err("register_ftrace_function(%s) failed: %d\n", h->name,
+		       err);
+		ftrace_set_filter_ip(&h->ops, h->addr, 1, 0);
+		return err;
+	}
+	h->live = true;
+	return 0;
+}
+
+static void nw_hook_remove(struct nw_hook *h)
+{
+	int err;
+
+	if (!h->live)
+		return;
+	err = unregister_ftrace_function(&h->ops);
+	if (err)
+		pr_err("unregister_ftrace_function(%s) failed: %d\n", h->name,
+		       err);
+	ftrace_set_filter_ip(&h->ops, h->addr, 1, 0);
+	h->live = false;
+}
+
+int nw_hooks_install(struct nw_hook *hooks, size_t n)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if (!hooks[i].wrapper || !hooks[i].addr)
+			continue;
+		err = nw_hook_install(&hooks[i]);
+		if (err) {
+			nw_hooks_remove(hooks, i);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void nw_hooks_remove(struct nw_hook *hooks, size_t n)
+{
+	while (n--)
+		nw_hook_remove(&hooks[n]);
+}
+
+/* Wait until no task is inside a wrapper (it may be blocked in the kernel). */
+void nw_hooks_wait_idle(void)
+{
+	unsigned int waited = 0;
+
+	nw_sync_trampolines();
+	for (;;) {
+		long sum = 0;
+		int cpu;
+
+		for_each_possible_cpu(cpu)
+			sum += per_cpu(nw_active, cpu);
+		if (!sum)
+			break;
+		if (++waited % 50 == 0)
+			pr_info("unload: waiting for %ld task(s) in hooked calls\n",
+				sum);
+		msleep(20);
+	}
+	/* a task may still be on the wrapper's last instructions */
+	nw_sync_trampolines();
+}
+
+size_t nw_features_show(char *buf, size_t len)
+{
+	size_t i, off = 0;
+	int c;
+
+	for (i = 0; i < nw_nr_hooks && off < len; i++) {
+		const struct nw_hook *h = &nw_hooks[i];
+
+		if (!h->wrapper && h->addr)
+			continue;
+		off += scnprintf(buf + off, len - off, "hook %s %s%s%s\n",
+				 h->name, h->live ? "live" :
+				 h->addr ? "resolved" : "off",
+				 h->off_reason ? ": " : "",
+				 h->off_reason ? h->off_reason : "");
+	}
+	for (c = 0; c < NW_NR_CHECKS && off < len; c++)
+		off += scnprintf(buf + off, len - off, "check %s %s\n",
+				 nw_check_names[c],
+				 !nw_check_avail[c] ? "unavailable" :
+				 nw_check_on[c] ? "on" : "off");
+	return off;
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nowait_aio - no-wait AIO (RWF_NOWAIT, Linux 4.13) for older kernels.
+ *
+ * The hook table below is the whole list of kernel functions the module
+ * wraps or calls without an export.  It is resolved completely before any
+ * hook goes live, and taken down in reverse order.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/random.h>
+#include <linux/utsname.h>
+
+#include "nowait_aio.h"
+
+bool nw_enabled = true;
+module_param_named(enabled, nw_enabled, bool, 0444);
+MODULE_PARM_DESC(enabled, "Start with RWF_NOWAIT support on (default 1); runtime switch: /sys/kernel/nowait_aio/enabled");
+
+unsigned int nw_fault_inject;
+module_param_named(fault_inject, nw_fault_inject, uint, 0444);
+MODULE_PARM_DESC(fault_inject, "Refuse one NOWAIT request in N with EAGAIN, for testing (default 0: off)");
+
+bool nw_check_on[NW_NR_CHECKS] = { true, true, true, true };
+bool nw_check_avail[NW_NR_CHECKS] = { true, true, true, true };
+
+DEFINE_PER_CPU(unsigned long, nw_counters[NW_NR_COUNTERS]);
+
+unsigned long nw_counter_sum(enum nw_counter c)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(nw_counters[c], cpu);
+	return sum;
+}
+
+bool nw_inject_eagain(void)
+{
+	unsigned int n = READ_ONCE(nw_fault_inject);
+
+	return n && prandom_u32() % n == 0;
+}
+
+#define NW_HOOK(sym, check, why) \
+	{ #sym, nw_##sym, (void **)&nw_orig_##sym, check, why }
+#define NW_SYM(sym, ptr, why) \
+	{ #sym, NULL, (void **)&ptr, -1, why }
+
+struct nw_hook nw_hooks[] = {
+	NW_SYM(rw_verify_area, nw_rw_verify_area, "preadv2/pwritev2 checks"),
+	NW_HOOK(do_io_submit, -1, "io_submit: aio_rw_flags"),
+	NW_HOOK(aio_read, -1, "io_submit: flags onto read requests"),
+	NW_HOOK(aio_write, -1, "io_submit: flags onto write requests"),
+	{ "__do_readv_writev", nw_do_readv_writev,
+	  (void **)&nw_orig_do_readv_writev, -1, "preadv2/pwritev2: RWF_NOWAIT" },
+	NW_HOOK(generic_file_read_iter, -1, "NOWAIT reads"),
+	NW_HOOK(ext4_file_write_iter, NW_CHECK_LOCK, "ext4 NOWAIT writes"),
+	NW_HOOK(xfs_file_write_iter, NW_CHECK_LOCK, "XFS NOWAIT writes"),
+	NW_HOOK(ext4_file_read_iter, NW_CHECK_LOCK, "ext4 NOWAIT direct reads"),
+	NW_HOOK(xfs_file_read_iter, NW_CHECK_LOCK, "XFS NOWAIT reads"),
+	NW_HOOK(btrfs_file_write_iter, NW_CHECK_LOCK, "btrfs NOWAIT writes"),
+	NW_HOOK(blkdev_write_iter, -1, "block device NOWAIT writes"),
+};
+const size_t nw_nr_hooks = ARRAY_SIZE(nw_hooks);
+
+static int __init nw_init(void)
+{
+	int err;
+
+	if (NW_NATIVE_NOWAIT) {
+		pr_info("kernel %s has native RWF_NOWAIT (4.13+); nowait_aio is not needed, not loading\n",
+			utsname()->release);
+		return -EOPNOTSUPP;
+	}
+	if (!NW_HAVE_FTRACE_REGS) {
+		pr_err("kernel lacks CONFIG_DYNAMIC_FTRACE_WITH_REGS; cannot hook, not loading\n");
+		return -EOPNOTSUPP;
+	}
+	if (!nw_lookup_name("do_io_submit")) {
+		pr_err("kallsyms lookup of do_io_submit failed (CONFIG_KALLSYMS_ALL off?); not loading\n");
+		return -ENOENT;
+	}
+	err = nw_hooks_resolve(nw_hooks, nw_nr_hooks);
+	if (err)
+		return err;
+	err = nw_sync_init();
+	if (err)
+		return err;
+	err = nw_sysfs_init();
+	if (err)
+		goto err_sync;
+	err = nw_hooks_install(nw_hooks, nw_nr_hooks);
+	if (err)
+		goto err_sysfs;
+	pr_info("version %s loaded on %s: RWF_NOWAIT for io_submit and preadv2/pwritev2\n",
+		NOWAIT_AIO_VERSION, utsname()->release);
+	return 0;
+
+err_sysfs:
+	nw_sysfs_exit();
+	nw_hooks_wait_idle();
+err_sync:
+	nw_sync_exit();
+	return err;
+}
+
+static void __exit nw_exit_module(void)
+{
+	nw_hooks_remove(nw_hooks, nw_nr_hooks);
+	nw_hooks_wait_idle();
+	nw_sync_exit();
+	nw_sysfs_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(nw_init);
+module_exit(nw_exit_module);
+
+MODULE_LICENSE("GPL v2");
+MODULE_DESCRIPTION("No-wait AIO (RWF_NOWAIT) for kernels before 4.13");
+MODULE_AUTHOR("nowait-aio developers");
+MODULE_VERSION(NOWAIT_AIO_VERSION);

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nowait_aio - internal interfaces shared by the module's files.
+ */
+#ifndef NOWAIT_AIO_H
+#define NOWAIT_AIO_H
+
+#include <linux/aio_abi.h>
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+#include <linux/uio.h>
+#include "compat.h"
+
+/* --- checks that can be switched off one by one --- */
+enum nw_check {
+	NW_CHECK_LOCK,		/* inode lock only tried */
+	NW_CHECK_PAGECACHE,	/* page-cache pages in a direct range */
+	NW_CHECK_ALLOC,		/* block allocation, COW */
+	NW_CHECK_CONGESTION,	/* no free request or tag */
+	NW_NR_CHECKS,
+};
+
+/* --- counters under /sys/kernel/nowait_aio/ --- */
+enum nw_counter {
+	NW_CNT_ACCEPTED,	/* NOWAIT requests let in */
+	NW_CNT_EAGAIN_LOCK,
+	NW_CNT_EAGAIN_PAGECACHE,
+	NW_CNT_EAGAIN_ALLOC,
+	NW_CNT_EAGAIN_CONGESTION,
+	NW_CNT_EAGAIN_INJECTED,
+	NW_CNT_EOPNOTSUPP,	/* refused: unsupported file or flag */
+	NW_CNT_EINVAL,		/* refused: invalid request */
+	NW_NR_COUNTERS,
+};
+
+extern bool nw_enabled;
+extern bool nw_check_on[NW_NR_CHECKS];
+extern bool nw_check_avail[NW_NR_CHECKS];	/* its hooks resolved */
+extern unsigned int nw_fault_inject;	/* EAGAIN on 1 NOWAIT request in N */
+DECLARE_PER_CPU(unsigned long, nw_counters[NW_NR_COUNTERS]);
+
+static inline void nw_count(enum nw_counter c)
+{
+	this_cpu_inc(nw_counters[c]);
+}
+
+unsigned long nw_counter_sum(enum nw_counter c);
+
+/* --- the hook engine --- */
+struct nw_hook {
+	const char *name;	/* kernel symbol */
+	void *wrapper;		/* NULL: resolve only, do not hook */
+	void **orig;		/* receives the callable original */
+	int check;		/* -1: required; else enum nw_check it serves */
+	const char *why;	/* what the hook is for, for dmesg/features */
+	/* filled in by the engine */
+	unsigned long addr;
+	bool live;
+	const char *off_reason;
+	struct ftrace_ops ops;
+};
+
+int nw_hooks_resolve(struct nw_hook *hooks, size_t n);
+int nw_hooks_install(struct nw_hook *hooks, size_t n);
+void nw_hooks_remove(struct nw_hook *hooks, size_t n);
+void nw_hooks_wait_idle(void);
+size_t nw_features_show(char *buf, size_t len);
+
+/*
+ * Every wrapper brackets its body with nw_enter()/nw_exit(), so unload can
+ * wait until no task runs module code.  Two per-cpu ops, no shared line.
+ */
+DECLARE_PER_CPU(long, nw_active);
+static inline void nw_enter(void)
+{
+	this_cpu_inc(nw_active);
+}
+
+static inline void nw_exit(void)
+{
+	this_cpu_dec(nw_active);
+}
+
+/* --- shared request rules --- */
+bool nw_file_nowait_capable(struct file *file);
+bool nw_range_has_page(struct address_space *mapping, loff_t start, loff_t end);
+bool nw_inject_eagain(void);
+void nw_apply_rw_flags(struct kiocb *iocb, unsigned int flags);
+bool nw_needs_deferred_sync(struct kiocb *req);
+bool nw_defer_sync(struct kiocb *req, bool datasync);
+void nw_defer_sync_cancel(struct kiocb *req);
+int nw_sync_init(void);
+void nw_sync_exit(void);
+
+/* --- the parts' hook tables and setup --- */
+extern struct nw_hook nw_hooks[];
+extern const size_t nw_nr_hooks;
+extern ssize_t (*nw_rw_verify_area)(int, struct file *, const loff_t *, size_t);
+
+int nw_sysfs_init(void);
+void nw_sysfs_exit(void);
+
+/* wrappers (one per hooked function) */
+long nw_do_io_submit(aio_context_t ctx_id, long nr,
+		     struct iocb __user *__user *iocbpp, bool compat);
+ssize_t nw_aio_read(struct kiocb *req, struct iocb *iocb, bool vectored,
+		    bool compat);
+ssize_t nw_aio_write(struct kiocb *req, struct iocb *iocb, bool vectored,
+		     bool compat);
+ssize_t nw_do_readv_writev(int type, struct file *file, struct iov_iter *iter,
+			   loff_t *pos, int flags);
+ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to);
+ssize_t nw_ext4_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
+ssize_t nw_xfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
+ssize_t nw_btrfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
+ssize_t nw_blkdev_write_iter(struct kiocb *iocb, struct iov_iter *from);
+ssize_t nw_xfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to);
+ssize_t nw_ext4_file_read_iter(struct kiocb *iocb, struct iov_iter *to);
+
+extern long (*nw_orig_do_io_submit)(aio_context_t, long,
+				    struct iocb __user *__user *, bool);
+extern ssize_t (*nw_orig_aio_read)(struct kiocb *, struct iocb *, bool, bool);
+extern ssize_t (*nw_orig_aio_write)(struct kiocb *, struct iocb *, bool, bool);
+extern ssize_t (*nw_orig_do_readv_writev)(int, struct file *, struct iov_iter *,
+					  loff_t *, int);
+extern ssize_t (*nw_orig_generic_file_read_iter)(struct kiocb *,
+						 struct iov_iter *);
+extern ssize_t (*nw_orig_ext4_file_write_iter)(struct kiocb *, struct iov_iter *);
+extern ssize_t (*nw_orig_xfs_file_write_iter)(struct kiocb *, struct iov_iter *);
+extern ssize_t (*nw_orig_btrfs_file_write_iter)(struct kiocb *,
+						struct iov_iter *);
+extern ssize_t (*nw_orig_blkdev_write_iter)(struct kiocb *, struct iov_iter *);
+extern ssize_t (*nw_orig_xfs_file_read_iter)(struct kiocb *, struct iov_iter *);
+extern ssize_t (*nw_orig_ext4_file_read_iter)(struct kiocb *, struct iov_iter *);
+
+#endif /* NOWAIT_AIO_H */

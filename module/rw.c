@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * preadv2/pwritev2 with RWF_NOWAIT, and the read side of the contract.
+ *
+ * A pre-4.13 kernel rejects RWF_NOWAIT in do_iter_readv_writev() (inlined).
+ * For a call that carries RWF_NOWAIT the module runs its own copy of the
+ * kernel's __do_readv_writev() (shared by the native and 32-bit compat
+ * system calls), with 4.14's kiocb_set_rw_flags() rules; every other call
+ * runs the kernel's code after one test of the flags.
+ *
+ * Reads follow 4.14: a NOWAIT direct read refuses when the page cache holds
+ * pages of the range; a NOWAIT buffered read returns what is cached from
+ * the start of the range and EAGAIN when nothing is (91f9943e1c7b), never 0
+ * before EOF.
+ */
+#include <linux/fs.h>
+#include <linux/fsnotify.h>
+#include <linux/pagemap.h>
+#include <linux/uio.h>
+
+#include "nowait_aio.h"
+
+ssize_t (*nw_orig_do_readv_writev)(int, struct file *, struct iov_iter *,
+				   loff_t *, int);
+ssize_t (*nw_orig_generic_file_read_iter)(struct kiocb *, struct iov_iter *);
+ssize_t (*nw_rw_verify_area)(int, struct file *, const loff_t *, size_t);
+
+/*
+ * 4.14 lets RWF_NOWAIT in only for files whose filesystem set FMODE_NOWAIT
+ * at open: ext4 (also serving ext3), XFS, btrfs regular files and block
+ * devices.  Everything else gets EOPNOTSUPP, as upstream.
+ */
+bool nw_file_nowait_capable(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	const char *fs;
+
+	if (S_ISBLK(inode->i_mode))
+		return true;
+	if (!S_ISREG(inode->i_mode))
+		return false;
+	fs = inode->i_sb->s_type->name;
+	return !strcmp(fs, "ext4") || !strcmp(fs, "ext3") ||
+	       !strcmp(fs, "xfs") || !strcmp(fs, "btrfs");
+}
+
+/* Does the page cache hold any page of [start, end] (bytes, inclusive)? */
+bool nw_range_has_page(struct address_space *mapping, loff_t start, loff_t end)
+{
+	pgoff_t index;
+
+	if (end < start || !mapping->nrpages)
+		return false;
+	if (!nw_first_cached_index(mapping, start >> PAGE_SHIFT, &index))
+		return false;
+	return index <= (end >> PAGE_SHIFT);
+}
+
+/* Bytes from @pos that are in up-to-date cached pages, at most @count. */
+static size_t nw_cached_prefix(struct address_space *mapping, loff_t pos,
+			       size_t count)
+{
+	pgoff_t idx = pos >> PAGE_SHIFT;
+	pgoff_t last = (pos + count - 1) >> PAGE_SHIFT;
+
+	for (; idx <= last; idx++) {
+		struct page *page = find_get_page(mapping, idx);
+		bool ok = page && PageUptodate(page);
+
+		if (page)
+			put_page(page);
+		if (!ok)
+			break;
+	}
+	if (idx > last)
+		return count;
+	return (idx << PAGE_SHIFT) > pos ? (idx << PAGE_SHIFT) - pos : 0;
+}
+
+static ssize_t nw_eagain(enum nw_counter why)
+{
+	nw_count(why);
+	return -EAGAIN;
+}
+
+ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct address_space *mapping = iocb->ki_filp->f_mapping;
+	size_t count, cached;
+	loff_t size;
+	ssize_t ret;
+
+	nw_enter();
+	if (likely(!(iocb->ki_flags & NW_IOCB_NOWAIT))) {
+		ret = nw_orig_generic_file_read_iter(iocb, to);
+		goto out;
+	}
+	count = iov_iter_count(to);
+	size = i_size_read(mapping->host);
+	if (!count || iocb->ki_pos >= size) {
+		ret = nw_orig_generic_file_read_iter(iocb, to);
+		goto out;
+	}
+	if (nw_inject_eagain()) {
+		ret = nw_eagain(NW_CNT_EAGAIN_INJECTED);
+		goto out;
+	}
+	if (iocb->ki_flags & IOCB_DIRECT) {
+		if (nw_check_on[NW_CHECK_PAGECACHE] &&
+		    nw_range_has_page(mapping, iocb->ki_pos,
+				      iocb->ki_pos + count - 1)) {
+			ret = nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
+			goto out;
+		}
+		ret = nw_orig_generic_file_read_iter(iocb, to);
+		goto out;
+	}
+	/* buffered: read only what is cached, from the start of the range */
+	cached = nw_cached_prefix(mapping, iocb->ki_pos,
+				  min_t(loff_t, count, size - iocb->ki_pos));
+	if (!cached) {
+		ret = nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
+		goto out;
+	}
+	if (cached < count)
+		iov_iter_truncate(to, cached);
+	ret = nw_orig_generic_file_read_iter(iocb, to);
+	if (cached < count)
+		iov_iter_reexpand(to, iov_iter_count(to) + count - cached);
+out:
+	nw_exit();
+	return ret;
+}
+
+/* 4.14's do_iter_readv_writev() with kiocb_set_rw_flags() */
+static ssize_t nw_do_iter_readv_writev(struct file *file, struct iov_iter *iter,
+				       loff_t *pos, int type, int flags)
+{
+	struct kiocb kiocb;
+	ssize_t ret;
+
+	if (flags & ~NW_RWF_SUPPORTED) {
+		nw_count(NW_CNT_EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
+	if (!nw_file_nowait_capable(file)) {
+		nw_count(NW_CNT_EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
+	init_sync_kiocb(&kiocb, file);
+	nw_apply_rw_flags(&kiocb, flags);
+	kiocb.ki_pos = *pos;
+	if (type == READ)
+		ret = file->f_op->read_iter(&kiocb, iter);
+	else
+		ret = file->f_op->write_iter(&kiocb, iter);
+	*pos = kiocb.ki_pos;
+	return ret;
+}
+
+/* 4.14's __do_readv_writev() for calls that carry RWF_NOWAIT */
+static ssize_t nw_readv_writev_nowait(int type, struct file *file,
+				      struct iov_iter *iter, loff_t *pos,
+				      int flags)
+{
+	size_t tot_len = iov_iter_count(iter);
+	ssize_t ret = 0;
+
+	if (!tot_len)
+		goto out;
+	ret = nw_rw_verify_area(type, file, pos, tot_len);
+	if (ret < 0)
+		goto out;
+	if (type != READ)
+		file_start_write(file);
+	if ((type == READ && file->f_op->read_iter) ||
+	    (type == WRITE && file->f_op->write_iter)) {
+		ret = nw_do_iter_readv_writev(file, iter, pos, type, flags);
+	} else {
+		/* do_loop_readv_writev() takes no flag but RWF_HIPRI */
+		nw_count(NW_CNT_EOPNOTSUPP);
+		ret = -EOPNOTSUPP;
+	}
+	if (type != READ)
+		file_end_write(file);
+out:
+	if ((ret + (type == READ)) > 0) {
+		if (type == READ)
+			fsnotify_access(file);
+		else
+			fsnotify_modify(file);
+	}
+	return ret;
+}
+
+ssize_t nw_do_readv_writev(int type, struct file *file, struct iov_iter *iter,
+			   loff_t *pos, int flags)
+{
+	ssize_t ret;
+
+	nw_enter();
+	if (likely(!(flags & RWF_NOWAIT)) || !READ_ONCE(nw_enabled))
+		ret = nw_orig_do_readv_writev(type, file, iter, pos, flags);
+	else
+		ret = nw_readv_writev_nowait(type, file, iter, pos, flags);
+	nw_exit();
+	return ret;
+}

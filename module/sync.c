@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RWF_DSYNC/RWF_SYNC on an asynchronous direct write through fs/direct-io.c
+ * (ext4, btrfs).
+ *
+ * Before 4.14, do_blockdev_direct_IO() defers the completion of an async
+ * DIO to a workqueue only when the *file* is O_DSYNC; a per-request
+ * IOCB_DSYNC would run generic_write_sync() from the bio's end_io, in IRQ
+ * context (upstream fixed this in 4.14, d9c10e5b8863 "direct-io: Fix sleep
+ * in atomic due to sync AIO").  So for such requests the module keeps
+ * IOCB_DSYNC off the kiocb, takes over its ki_complete, and syncs the
+ * written range from a workqueue before it completes the request: the same
+ * guarantee, in process context.
+ */
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "nowait_aio.h"
+
+struct nw_sync_req {
+	struct work_struct work;
+	struct hlist_node node;
+	struct kiocb *req;
+	void (*complete)(struct kiocb *req, long res, long res2);
+	long res, res2;
+	bool datasync;
+};
+
+static DEFINE_HASHTABLE(nw_sync_hash, 6);
+static DEFINE_SPINLOCK(nw_sync_lock);
+static struct workqueue_struct *nw_sync_wq;
+
+/* Does this file's direct I/O complete through fs/direct-io.c? */
+bool nw_needs_deferred_sync(struct kiocb *req)
+{
+	const char *fs = file_inode(req->ki_filp)->i_sb->s_type->name;
+
+	if (!(req->ki_flags & IOCB_DIRECT) || is_sync_kiocb(req) ||
+	    !S_ISREG(file_inode(req->ki_filp)->i_mode))
+		return false;
+	return !strcmp(fs, "ext4") || !strcmp(fs, "ext3") ||
+	       !strcmp(fs, "btrfs");
+}
+
+static void nw_sync_work(struct work_struct *work)
+{
+	struct nw_sync_req *s = container_of(work, struct nw_sync_req, work);
+	struct kiocb *req = s->req;
+	long res = s->res;
+
+	if (res > 0) {
+		int err = vfs_fsync_range(req->ki_filp, req->ki_pos - res,
+					  req->ki_pos - 1, s->datasync);
+		if (err)
+			res = err;
+	}
+	s->complete(req, res, s->res2);
+	kfree(s);
+	nw_exit();	/* the request no longer points into the module */
+}
+
+static void nw_sync_complete(struct kiocb *req, long res, long res2)
+{
+	struct nw_sync_req *s;
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&nw_sync_lock, irqflags);
+	hash_for_each_possible(nw_sync_hash, s, node, (unsigned long)req) {
+		if (s->req == req) {
+			hash_del(&s->node);
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&nw_sync_lock, irqflags);
+	if (WARN_ON_ONCE(!s))
+		return;
+	s->res = res;
+	s->res2 = res2;
+	queue_work(nw_sync_wq, &s->work);
+}
+
+/* Take over @req's completion; returns false (and changes nothing) on ENOMEM. */
+bool nw_defer_sync(struct kiocb *req, bool datasync)
+{
+	struct nw_sync_req *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	unsigned long irqflags;
+
+	if (!s)
+		return false;
+	INIT_WORK(&s->work, nw_sync_work);
+	s->req = req;
+	s->complete = req->ki_complete;
+	s->datasync = datasync;
+	nw_enter();
+	spin_lock_irqsave(&nw_sync_lock, irqflags);
+	hash_add(nw_sync_hash, &s->node, (unsigned long)req);
+	spin_unlock_irqrestore(&nw_sync_lock, irqflags);
+	req->ki_complete = nw_sync_complete;
+	return true;
+}
+
+/* The request failed before it was queued: it will never complete. */
+void nw_defer_sync_cancel(struct kiocb *req)
+{
+	struct nw_sync_req *s, *found = NULL;
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&nw_sync_lock, irqflags);
+	hash_for_each_possible(nw_sync_hash, s, node, (unsigned long)req) {
+		if (s->req == req) {
+			hash_del(&s->node);
+			found = s;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&nw_sync_lock, irqflags);
+	if (found) {
+		req->ki_complete = found->complete;
+		kfree(found);
+		nw_exit();
+	}
+}
+
+int nw_sync_init(void)
+{
+	nw_sync_wq = alloc_workqueue("nowait_aio_sync", WQ_MEM_RECLAIM, 0);
+	return nw_sync_wq ? 0 : -ENOMEM;
+}
+
+void nw_sync_exit(void)
+{
+	destroy_workqueue(nw_sync_wq);
+}

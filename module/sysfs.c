@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/nowait_aio/: one value per file.  Switches are 0644 (only
+ * root writes), counters and features 0444.  A write that is not a clean
+ * value for the file gets EINVAL and changes nothing.
+ */
+#include <linux/kobject.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "nowait_aio.h"
+
+static struct kobject *nw_kobj;
+
+static ssize_t bool_show(bool *v, char *buf)
+{
+	return sprintf(buf, "%d\n", READ_ONCE(*v) ? 1 : 0);
+}
+
+static ssize_t bool_store(bool *v, const char *buf, size_t count)
+{
+	unsigned int val;
+
+	if (kstrtouint(buf, 10, &val) || val > 1)
+		return -EINVAL;
+	WRITE_ONCE(*v, val == 1);
+	return count;
+}
+
+static ssize_t enabled_show(struct kobject *k, struct kobj_attribute *a,
+			    char *buf)
+{
+	return bool_show(&nw_enabled, buf);
+}
+
+static ssize_t enabled_store(struct kobject *k, struct kobj_attribute *a,
+			     const char *buf, size_t count)
+{
+	return bool_store(&nw_enabled, buf, count);
+}
+
+#define NW_CHECK_ATTR(_name, _check)					\
+static ssize_t _name##_show(struct kobject *k, struct kobj_attribute *a,\
+			    char *buf)					\
+{									\
+	return bool_show(&nw_check_on[_check], buf);			\
+}									\
+static ssize_t _name##_store(struct kobject *k,				\
+			     struct kobj_attribute *a,			\
+			     const char *buf, size_t count)		\
+{									\
+	if (!nw_check_avail[_check])					\
+		return -ENODEV;						\
+	return bool_store(&nw_check_on[_check], buf, count);		\
+}									\
+static struct kobj_attribute nw_attr_##_name = __ATTR_RW(_name)
+
+NW_CHECK_ATTR(lock, NW_CHECK_LOCK);
+NW_CHECK_ATTR(pagecache, NW_CHECK_PAGECACHE);
+NW_CHECK_ATTR(alloc, NW_CHECK_ALLOC);
+NW_CHECK_ATTR(congestion, NW_CHECK_CONGESTION);
+
+static ssize_t fault_inject_show(struct kobject *k, struct kobj_attribute *a,
+				 char *buf)
+{
+	return sprintf(buf, "%u\n", READ_ONCE(nw_fault_inject));
+}
+
+static ssize_t fault_inject_store(struct kobject *k, struct kobj_attribute *a,
+				  const char *buf, size_t count)
+{
+	unsigned int v;
+
+	if (kstrtouint(buf, 10, &v))
+		return -EINVAL;
+	WRITE_ONCE(nw_fault_inject, v);
+	return count;
+}
+
+#define NW_COUNTER_ATTR(_name, _cnt)					\
+static ssize_t _name##_show(struct kobject *k, struct kobj_attribute *a,\
+			    char *buf)					\
+{									\
+	return sprintf(buf, "%lu\n", nw_counter_sum(_cnt));		\
+}									\
+static struct kobj_attribute nw_attr_##_name = __ATTR_RO(_name)
+
+NW_COUNTER_ATTR(accepted, NW_CNT_ACCEPTED);
+NW_COUNTER_ATTR(eagain_lock, NW_CNT_EAGAIN_LOCK);
+NW_COUNTER_ATTR(eagain_pagecache, NW_CNT_EAGAIN_PAGECACHE);
+NW_COUNTER_ATTR(eagain_alloc, NW_CNT_EAGAIN_ALLOC);
+NW_COUNTER_ATTR(eagain_congestion, NW_CNT_EAGAIN_CONGESTION);
+NW_COUNTER_ATTR(eagain_injected, NW_CNT_EAGAIN_INJECTED);
+NW_COUNTER_ATTR(refused_eopnotsupp, NW_CNT_EOPNOTSUPP);
+NW_COUNTER_ATTR(refused_einval, NW_CNT_EINVAL);
+
+static ssize_t features_show(struct kobject *k, struct kobj_attribute *a,
+			     char *buf)
+{
+	return nw_features_show(buf, PAGE_SIZE);
+}
+
+static struct kobj_attribute nw_attr_enabled = __ATTR_RW(enabled);
+static struct kobj_attribute nw_attr_fault_inject = __ATTR_RW(fault_inject);
+static struct kobj_attribute nw_attr_features = __ATTR_RO(features);
+
+static struct attribute *nw_attrs[] = {
+	&nw_attr_enabled.attr,
+	&nw_attr_lock.attr,
+	&nw_attr_pagecache.attr,
+	&nw_attr_alloc.attr,
+	&nw_attr_congestion.attr,
+	&nw_attr_fault_inject.attr,
+	&nw_attr_accepted.attr,
+	&nw_attr_eagain_lock.attr,
+	&nw_attr_eagain_pagecache.attr,
+	&nw_attr_eagain_alloc.attr,
+	&nw_attr_eagain_congestion.attr,
+	&nw_attr_eagain_injected.attr,
+	&nw_attr_refused_eopnotsupp.attr,
+	&nw_attr_refused_einval.attr,
+	&nw_attr_features.attr,
+	NULL,
+};
+
+static const struct attribute_group nw_group = {
+	.attrs = nw_attrs,
+};
+
+int nw_sysfs_init(void)
+{
+	int err;
+
+	nw_kobj = kobject_create_and_add("nowait_aio", kernel_kobj);
+	if (!nw_kobj)
+		return -ENOMEM;
+	err = sysfs_create_group(nw_kobj, &nw_group);
+	if (err) {
+		kobject_put(nw_kobj);
+		nw_kobj = NULL;
+	}
+	return err;
+}
+
+void nw_sysfs_exit(void)
+{
+	if (!nw_kobj)
+		return;
+	sysfs_remove_group(nw_kobj, &nw_group);
+	kobject_put(nw_kobj);
+	nw_kobj = NULL;
+}
