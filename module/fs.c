@@ -8,10 +8,14 @@
  *    ->write_iter; blkdev_write_iter);
  *  - reads that would sleep on the inode lock (XFS; ext4 direct reads, as
  *    fixed in 5.5), and XFS direct reads over cached pages (iomap_dio_rw).
- * The write-path EAGAIN checks (lock, page cache, allocation, COW) belong
- * here too and are added per filesystem.
+ *  - NOWAIT direct writes: the inode lock only tried, no allocation or COW
+ *    (ext4: overwrite of written blocks inside i_size; XFS: allocated
+ *    blocks, unwritten allowed; btrfs: in place only), no page-cache pages
+ *    in the range.
  */
+#include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <linux/slab.h>
 #include <linux/uio.h>
 
 #include "nowait_aio.h"
@@ -23,24 +27,176 @@ ssize_t (*nw_orig_blkdev_write_iter)(struct kiocb *, struct iov_iter *);
 ssize_t (*nw_orig_xfs_file_read_iter)(struct kiocb *, struct iov_iter *);
 ssize_t (*nw_orig_ext4_file_read_iter)(struct kiocb *, struct iov_iter *);
 
-/*
- * Checks every NOWAIT write makes before the filesystem runs.  Returns 0 to
- * let the write go on, or the errno it gets.
- */
-static int nw_write_checks(struct kiocb *iocb)
+enum nw_fs_kind { NW_FS_EXT4, NW_FS_XFS, NW_FS_BTRFS, NW_FS_BLKDEV };
+
+static ssize_t nw_eagain(enum nw_counter why)
 {
+	nw_count(why);
+	return -EAGAIN;
+}
+
+static bool nw_rwsem_free_shared(struct inode *inode);
+static bool nw_rwsem_free_excl(struct inode *inode)
+{
+	if (!down_write_trylock(&inode->i_rwsem))
+		return false;
+	up_write(&inode->i_rwsem);
+	return true;
+}
+
+/*
+ * Ask the filesystem for the extents of [pos, pos + len) through its fiemap
+ * method (the FIEMAP ioctl's; a public interface, unlike the filesystems'
+ * private block maps) and decide whether a direct write there can go ahead
+ * without allocating: the range is covered without holes by extents that
+ * are not delayed, inline, encoded or shared, and unwritten (preallocated)
+ * ones only where @unwritten_ok.  Written extents count only if
+ * @written_ok (btrfs writes in place only with NODATACOW).  Anything the
+ * answer does not cover (too many extents, an error) counts as "no".
+ */
+#define NW_FIEMAP_EXTENTS 16
+
+static bool nw_range_in_place(struct inode *inode, loff_t pos, size_t len,
+			      bool written_ok, bool unwritten_ok)
+{
+	struct fiemap_extent *ext;
+	struct fiemap_extent_info fi = { 0 };
+	nw_addr_limit_t old;
+	loff_t cur = pos, end = pos + len;
+	unsigned int i;
+	bool ok = false;
+	int err;
+
+	if (!inode->i_op->fiemap || !len)
+		return false;
+	ext = kcalloc(NW_FIEMAP_EXTENTS, sizeof(*ext), GFP_KERNEL);
+	if (!ext)
+		return false;
+	fi.fi_extents_max = NW_FIEMAP_EXTENTS;
+	fi.fi_extents_start = (struct fiemap_extent __user *)ext;
+	old = nw_kernel_ds_enter();
+	err = inode->i_op->fiemap(inode, &fi, pos, len);
+	nw_addr_limit_restore(old);
+	if (err)
+		goto out;
+	for (i = 0; i < fi.fi_extents_mapped && cur < end; i++) {
+		u32 f = ext[i].fe_flags;
+
+		if (ext[i].fe_logical > cur)
+			goto out;	/* a hole */
+		if (f & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC |
+			 FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_DATA_INLINE |
+			 FIEMAP_EXTENT_SHARED))
+			goto out;
+		if ((f & FIEMAP_EXTENT_UNWRITTEN) ? !unwritten_ok : !written_ok)
+			goto out;
+		cur = max_t(loff_t, cur, ext[i].fe_logical + ext[i].fe_length);
+	}
+	ok = cur >= end;
+out:
+	kfree(ext);
+	return ok;
+}
+
+/* btrfs NODATACOW, through the FS_IOC_GETFLAGS ioctl's own handler */
+static bool nw_btrfs_nodatacow(struct file *file)
+{
+	nw_addr_limit_t old;
+	unsigned int flags = 0;
+	long err;
+
+	if (!file->f_op->unlocked_ioctl)
+		return false;
+	old = nw_kernel_ds_enter();
+	err = file->f_op->unlocked_ioctl(file, FS_IOC_GETFLAGS,
+					 (unsigned long)&flags);
+	nw_addr_limit_restore(old);
+	return !err && (flags & FS_NOCOW_FL);
+}
+
+/*
+ * Where 4.14 (with the later upstream fixes) refuses a NOWAIT direct write
+ * before anything is written.  Returns 0 to let the filesystem run, or the
+ * errno.  The lock tests take and drop the lock at once: the filesystem
+ * then takes it itself (a writer that slips in between makes that one call
+ * wait, as a plain write would; it never makes a refused one write).
+ */
+static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
+			   enum nw_fs_kind fs)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	size_t count = iov_iter_count(from);
+	loff_t size, pos;
+	bool unaligned;
+
 	if (!(iocb->ki_flags & IOCB_DIRECT)) {
 		nw_count(NW_CNT_EOPNOTSUPP);
 		return -EOPNOTSUPP;
 	}
-	if (nw_inject_eagain()) {
-		nw_count(NW_CNT_EAGAIN_INJECTED);
-		return -EAGAIN;
+	if (nw_inject_eagain())
+		return nw_eagain(NW_CNT_EAGAIN_INJECTED);
+	if (fs == NW_FS_BLKDEV || !count)
+		return 0;
+
+	unaligned = fs == NW_FS_XFS &&
+		    ((iocb->ki_pos | count) & (i_blocksize(inode) - 1));
+	if (nw_check_on[NW_CHECK_LOCK]) {
+		/* ext4, btrfs and unaligned XFS DIO lock i_rwsem exclusively */
+		bool free = (fs == NW_FS_XFS && !unaligned) ?
+			    nw_rwsem_free_shared(inode) :
+			    nw_rwsem_free_excl(inode);
+		if (!free)
+			return nw_eagain(NW_CNT_EAGAIN_LOCK);
+		/* XFS: unaligned DIO waits for all DIO in flight (4.13) */
+		if (unaligned && atomic_read(&inode->i_dio_count))
+			return nw_eagain(NW_CNT_EAGAIN_LOCK);
 	}
+
+	size = i_size_read(inode);
+	pos = (iocb->ki_flags & IOCB_APPEND) ? size : iocb->ki_pos;
+	if (nw_check_on[NW_CHECK_ALLOC]) {
+		bool ok;
+
+		switch (fs) {
+		case NW_FS_EXT4:
+			/* ext4_overwrite_io(): mapped, written, inside i_size */
+			ok = pos + count <= size &&
+			     nw_range_in_place(inode, pos, count, true, false);
+			break;
+		case NW_FS_XFS:
+			/*
+			 * xfs_file_iomap_begin(): no allocation, no COW; and
+			 * no EOF zeroing (354be7e3b2ba, 5.12); the whole range
+			 * allocated, so no partial write (883a790a8440, 5.10).
+			 */
+			ok = pos <= size &&
+			     nw_range_in_place(inode, pos, count, true, true);
+			break;
+		case NW_FS_BTRFS:
+			/*
+			 * check_can_nocow() on NODATACOW/PREALLOC inodes; all of
+			 * the range (260a63395f90, 5.8), prealloc past EOF too
+			 * (4b1946284dd6, 5.8).
+			 */
+			ok = nw_range_in_place(inode, pos, count,
+					       nw_btrfs_nodatacow(file), true);
+			break;
+		default:
+			ok = true;
+		}
+		if (!ok)
+			return nw_eagain(NW_CNT_EAGAIN_ALLOC);
+	}
+	/* generic_file_direct_write()/iomap_dio_rw(): no writeback wait */
+	if (nw_check_on[NW_CHECK_PAGECACHE] &&
+	    nw_range_has_page(file->f_mapping, pos, pos + count - 1))
+		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
 	return 0;
 }
 
 static ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
+			     enum nw_fs_kind fs,
 			     ssize_t (*orig)(struct kiocb *, struct iov_iter *))
 {
 	ssize_t ret;
@@ -49,7 +205,7 @@ static ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 	if (likely(!(iocb->ki_flags & NW_IOCB_NOWAIT))) {
 		ret = orig(iocb, from);
 	} else {
-		ret = nw_write_checks(iocb);
+		ret = nw_write_checks(iocb, from, fs);
 		if (!ret)
 			ret = orig(iocb, from);
 	}
@@ -59,22 +215,24 @@ static ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 
 ssize_t nw_ext4_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
-	return nw_write_iter(iocb, from, nw_orig_ext4_file_write_iter);
+	return nw_write_iter(iocb, from, NW_FS_EXT4,
+			     nw_orig_ext4_file_write_iter);
 }
 
 ssize_t nw_xfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
-	return nw_write_iter(iocb, from, nw_orig_xfs_file_write_iter);
+	return nw_write_iter(iocb, from, NW_FS_XFS, nw_orig_xfs_file_write_iter);
 }
 
 ssize_t nw_btrfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
-	return nw_write_iter(iocb, from, nw_orig_btrfs_file_write_iter);
+	return nw_write_iter(iocb, from, NW_FS_BTRFS,
+			     nw_orig_btrfs_file_write_iter);
 }
 
 ssize_t nw_blkdev_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
-	return nw_write_iter(iocb, from, nw_orig_blkdev_write_iter);
+	return nw_write_iter(iocb, from, NW_FS_BLKDEV, nw_orig_blkdev_write_iter);
 }
 
 /*
