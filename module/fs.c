@@ -13,6 +13,7 @@
  *    blocks, unwritten allowed; btrfs: in place only), no page-cache pages
  *    in the range.
  */
+#include <linux/blkdev.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
@@ -127,6 +128,7 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 	struct file *file = iocb->ki_filp;
 	struct inode *inode = file_inode(file);
 	size_t count = iov_iter_count(from);
+	struct request_queue *q;
 	loff_t size, pos;
 	bool unaligned;
 
@@ -136,8 +138,22 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 	}
 	if (nw_inject_eagain())
 		return nw_eagain(NW_CNT_EAGAIN_INJECTED);
-	if (fs == NW_FS_BLKDEV || !count)
+	if (!count)
 		return 0;
+	q = fs == NW_FS_BLKDEV ? bdev_get_queue(I_BDEV(file->f_mapping->host)) :
+	    inode->i_sb->s_bdev ? bdev_get_queue(inode->i_sb->s_bdev) : NULL;
+	if (q && nw_queue_is_stacked(q)) {
+		/* the 4.13 series: NOWAIT only on request-based queues */
+		nw_count(NW_CNT_EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
+	if (fs == NW_FS_BLKDEV) {
+		/* one bio, never split: EAGAIN means nothing was written */
+		if (nw_check_on[NW_CHECK_CONGESTION] &&
+		    !nw_blkdev_single_bio(q, from))
+			return nw_eagain(NW_CNT_EAGAIN_CONGESTION);
+		return 0;
+	}
 
 	unaligned = fs == NW_FS_XFS &&
 		    ((iocb->ki_pos | count) & (i_blocksize(inode) - 1));
@@ -192,6 +208,9 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 	if (nw_check_on[NW_CHECK_PAGECACHE] &&
 	    nw_range_has_page(file->f_mapping, pos, pos + count - 1))
 		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
+	/* decided before issuing: the bios of a filesystem DIO never fail */
+	if (nw_check_on[NW_CHECK_CONGESTION] && q && !nw_queue_has_room(q))
+		return nw_eagain(NW_CNT_EAGAIN_CONGESTION);
 	return 0;
 }
 
@@ -206,8 +225,16 @@ static ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 		ret = orig(iocb, from);
 	} else {
 		ret = nw_write_checks(iocb, from, fs);
-		if (!ret)
+		if (!ret && fs == NW_FS_BLKDEV) {
+			struct nw_blk_task_slot slot;
+
+			/* its one bio allocates a request without waiting */
+			nw_blk_nowait_begin(&slot);
 			ret = orig(iocb, from);
+			nw_blk_nowait_end(&slot);
+		} else if (!ret) {
+			ret = orig(iocb, from);
+		}
 	}
 	nw_exit();
 	return ret;

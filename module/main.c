@@ -47,6 +47,8 @@ bool nw_inject_eagain(void)
 	{ #sym, nw_##sym, (void **)&nw_orig_##sym, check, why }
 #define NW_SYM(sym, ptr, why) \
 	{ #sym, NULL, (void **)&ptr, -1, why }
+#define NW_SYM_FOR(sym, ptr, check, why) \
+	{ #sym, NULL, (void **)&ptr, check, why }
 
 struct nw_hook nw_hooks[] = {
 	NW_SYM(rw_verify_area, nw_rw_verify_area, "preadv2/pwritev2 checks"),
@@ -62,6 +64,16 @@ struct nw_hook nw_hooks[] = {
 	NW_HOOK(xfs_file_read_iter, NW_CHECK_LOCK, "XFS NOWAIT reads"),
 	NW_HOOK(btrfs_file_write_iter, NW_CHECK_LOCK, "btrfs NOWAIT writes"),
 	NW_HOOK(blkdev_write_iter, -1, "block device NOWAIT writes"),
+	NW_SYM_FOR(blkdev_bio_end_io, nw_blkdev_bio_end_io, NW_CHECK_CONGESTION,
+		   "recognise block-device DIO bios"),
+	NW_SYM_FOR(blkdev_bio_end_io_simple, nw_blkdev_bio_end_io_simple,
+		   NW_CHECK_CONGESTION, "recognise block-device DIO bios"),
+	NW_SYM_FOR(blk_mq_has_free_tags, nw_blk_mq_has_free_tags,
+		   NW_CHECK_CONGESTION, "free scheduler tags"),
+	NW_HOOK(get_request, NW_CHECK_CONGESTION,
+		"legacy queues: request without waiting"),
+	NW_HOOK(blk_mq_sched_get_request, NW_CHECK_CONGESTION,
+		"blk-mq: tag without waiting"),
 };
 const size_t nw_nr_hooks = ARRAY_SIZE(nw_hooks);
 

@@ -94,6 +94,30 @@ void nw_defer_sync_cancel(struct kiocb *req);
 int nw_sync_init(void);
 void nw_sync_exit(void);
 
+/* --- the block layer --- */
+struct nw_blk_task_slot {
+	void *p[2];
+};
+struct request_queue;
+struct blk_mq_tags;
+void nw_blk_nowait_begin(struct nw_blk_task_slot *slot);
+void nw_blk_nowait_end(struct nw_blk_task_slot *slot);
+bool nw_queue_is_stacked(struct request_queue *q);
+bool nw_queue_has_room(struct request_queue *q);
+bool nw_blkdev_single_bio(struct request_queue *q, struct iov_iter *from);
+struct request *nw_get_request(struct request_queue *q, unsigned int op,
+			       struct bio *bio, gfp_t gfp_mask);
+struct request *nw_blk_mq_sched_get_request(struct request_queue *q,
+					    struct bio *bio, unsigned int op,
+					    void *data);
+extern struct request *(*nw_orig_get_request)(struct request_queue *,
+					      unsigned int, struct bio *, gfp_t);
+extern struct request *(*nw_orig_blk_mq_sched_get_request)(
+	struct request_queue *, struct bio *, unsigned int, void *);
+extern void *nw_blkdev_bio_end_io;
+extern void *nw_blkdev_bio_end_io_simple;
+extern bool (*nw_blk_mq_has_free_tags)(struct blk_mq_tags *tags);
+
 /* --- the parts' hook tables and setup --- */
 extern struct nw_hook nw_hooks[];
 extern const size_t nw_nr_hooks;

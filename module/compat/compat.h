@@ -127,4 +127,30 @@ static inline bool nw_first_cached_index(struct address_space *mapping,
 	return found;
 }
 
+/*
+ * blk-mq's request allocation data is private to block/blk-mq.h; its first
+ * two members have been (queue, flags) from 4.10 to 4.14.
+ */
+#include <linux/blk-mq.h>
+struct nw_blk_mq_alloc_data_head {
+	struct request_queue *q;
+	unsigned int flags;
+};
+
+static inline void nw_blk_mq_alloc_data_set_nowait(void *data)
+{
+	((struct nw_blk_mq_alloc_data_head *)data)->flags |= BLK_MQ_REQ_NOWAIT;
+}
+
+/* A bio's error: bi_error until 4.12, bi_status from 4.13. */
+static inline void nw_bio_end_eagain(struct bio *bio)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 13, 0)
+	bio->bi_status = BLK_STS_AGAIN;
+#else
+	bio->bi_error = -EAGAIN;
+#endif
+	bio_endio(bio);
+}
+
 #endif /* NOWAIT_AIO_COMPAT_H */

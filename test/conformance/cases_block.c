@@ -9,9 +9,11 @@
  * "block: don't ignore REQ_NOWAIT for direct IO"); native 4.14 waits there.
  * The module ships that fixed behaviour.
  *
- * The queue is null_blk with timer completions (irqmode=2) of 1 s and a
- * hardware queue depth of 2, and no I/O scheduler: two plain writes take
- * every tag; a third, NOWAIT write must come back with EAGAIN at once.
+ * The queue is null_blk with timer completions (irqmode=2) of 1 s.  blk-mq:
+ * hardware queue depth 2 and no I/O scheduler, so two plain writes take
+ * every tag.  Legacy: nr_requests 4, of which the filling task may take
+ * 3/2 as a "batcher", so six plain writes exhaust it.  Then a NOWAIT write
+ * must come back with EAGAIN at once.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,11 +60,14 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+#define MAX_FILL 6
+
 static void queue_full(struct nw_ctx *c, int queue_mode)
 {
 	io_context_t ctx = 0;
-	struct iocb cb[3], *cbs[3] = { &cb[0], &cb[1], &cb[2] };
-	struct io_event ev[3];
+	struct iocb cb[MAX_FILL + 1], *cbs[MAX_FILL + 1];
+	struct io_event ev[MAX_FILL + 1];
+	int fill = queue_mode == 1 ? 6 : 2;
 	struct timespec ts = { .tv_sec = 10 };
 	void *b = nw_buf(NW_BS, 0x33);
 	long submit, got = 0;
@@ -78,16 +83,21 @@ static void queue_full(struct nw_ctx *c, int queue_mode)
 		nw_fail(c, "io_setup: ok vs failed");
 		goto out;
 	}
-	io_prep_pwrite(&cb[0], fd, b, NW_BS, 0);
-	io_prep_pwrite(&cb[1], fd, b, NW_BS, 1 << 20);
-	io_prep_pwrite(&cb[2], fd, b, NW_BS, 2 << 20);
-	cb[2].aio_rw_flags = RWF_NOWAIT;
-	cb[2].data = (void *)3L;
-	submit = io_submit(ctx, 2, cbs);
-	if (!nw_expect_res(c, "io_submit of the filling writes", 2, submit))
+	if (queue_mode == 1 &&
+	    system("echo 4 > /sys/block/nullb0/queue/nr_requests"))
+		nw_fail(c, "set nr_requests: ok vs failed");
+	/* far apart, so that no two merge into one request */
+	for (i = 0; i <= fill; i++) {
+		cbs[i] = &cb[i];
+		io_prep_pwrite(&cb[i], fd, b, NW_BS, (off_t)i << 20);
+		cb[i].data = (void *)(long)(i + 1);
+	}
+	cb[fill].aio_rw_flags = RWF_NOWAIT;
+	submit = io_submit(ctx, fill, cbs);
+	if (!nw_expect_res(c, "io_submit of the filling writes", fill, submit))
 		goto out_ctx;
 	t0 = now_ms();
-	submit = io_submit(ctx, 1, &cbs[2]);
+	submit = io_submit(ctx, 1, &cbs[fill]);
 	t1 = now_ms();
 	printf("# %s: NOWAIT io_submit on a full queue took %.1f ms (completion_nsec %ld ms)\n",
 	       c->id, t1 - t0, COMPLETION_NSEC / 1000000);
@@ -95,12 +105,12 @@ static void queue_full(struct nw_ctx *c, int queue_mode)
 	/* the refusal is a completion, like every ->write_iter error */
 	if (!nw_expect_res(c, "io_submit", 1, submit))
 		goto out_ctx;
-	while (got < 3) {
-		n = io_getevents(ctx, 1, 3, ev, &ts);
+	while (got < fill + 1) {
+		n = io_getevents(ctx, 1, fill + 1, ev, &ts);
 		if (n <= 0)
 			break;
 		for (i = 0; i < n; i++) {
-			if (ev[i].data == (void *)3L)
+			if (ev[i].data == (void *)(long)(fill + 1))
 				nw_expect_res(c, "NOWAIT event res", -EAGAIN,
 					      (long)ev[i].res);
 			else
@@ -112,7 +122,7 @@ static void queue_full(struct nw_ctx *c, int queue_mode)
 	if (c->failed)
 		goto out_ctx;
 	/* the queue has drained: the same NOWAIT write now goes through */
-	submit = io_submit(ctx, 1, &cbs[2]);
+	submit = io_submit(ctx, 1, &cbs[fill]);
 	if (nw_expect_res(c, "io_submit after drain", 1, submit) &&
 	    io_getevents(ctx, 1, 1, ev, &ts) == 1)
 		nw_expect_res(c, "event res after drain", NW_BS, (long)ev[0].res);

@@ -99,7 +99,12 @@ else
 		mkdir -p "$dst/kernel/$(dirname "$m")"
 		cp "$kdir/$m" "$dst/kernel/$m"
 	done
-	[ -d "$dst" ] && { depmod -b "$root" "$release" || die "depmod failed"; }
+	if [ -d "$dst" ]; then
+		: >"$dst/modules.order"
+		: >"$dst/modules.builtin"
+		: >"$dst/modules.builtin.modinfo"
+		depmod -b "$root" "$release" || die "depmod failed"
+	fi
 fi
 (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initramfs.cpio.gz"
 

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The block layer: a NOWAIT write must not sleep for a free request or tag.
+ *
+ * Design (documented in the README, "Block layer"):
+ *  - Raw block-device direct writes: the request must fit one bio that the
+ *    queue will not split (else EAGAIN up front: upstream 6.2's 9cea62b2cbab
+ *    and 67d59247d4b5), and that bio allocates its request without
+ *    sleeping: on a legacy queue get_request() is called without
+ *    __GFP_DIRECT_RECLAIM and its failure becomes EAGAIN; on blk-mq
+ *    blk_mq_sched_get_request() gets BLK_MQ_REQ_NOWAIT and a bio it cannot
+ *    serve is ended with EAGAIN (4.12's blk_mq_make_request() would drop it
+ *    unended).  The block device's DIO completion passes the bio's error
+ *    through, so the application sees EAGAIN, never EIO, and nothing of the
+ *    request was written.
+ *  - Filesystem direct writes (fs/direct-io.c turns any bio error into EIO,
+ *    iomap too): decided before issuing.  If the device's queue has no free
+ *    request or tag right now, EAGAIN; otherwise the bios are issued as
+ *    plain ones.  A request that needs more requests than are free when
+ *    its later bios are built waits for them, as upstream's kernels may
+ *    (liburing#1184); it never fails half-way.
+ *  - Stacked devices (no request_fn, no mq_ops: dm, md): EOPNOTSUPP for
+ *    NOWAIT, as the 4.13 series did.
+ *  Only bios of the NOWAIT request itself are touched: writes submitted by
+ *  the task while it is inside that request's block-device write, ending in
+ *  the block device's own DIO completion.  Metadata I/O never is.
+ */
+#include <linux/bio.h>
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+
+#include "nowait_aio.h"
+
+struct request *(*nw_orig_get_request)(struct request_queue *, unsigned int,
+				       struct bio *, gfp_t);
+struct request *(*nw_orig_blk_mq_sched_get_request)(struct request_queue *,
+						    struct bio *, unsigned int,
+						    void *);
+void *nw_blkdev_bio_end_io;
+void *nw_blkdev_bio_end_io_simple;
+bool (*nw_blk_mq_has_free_tags)(struct blk_mq_tags *tags);
+
+/* Tasks inside a NOWAIT raw block-device write. */
+struct nw_blk_task {
+	struct task_struct *task;
+	struct nw_blk_task *next;
+};
+
+static atomic_t nw_blk_active = ATOMIC_INIT(0);
+static DEFINE_SPINLOCK(nw_blk_lock);
+static struct nw_blk_task *nw_blk_tasks;
+
+void nw_blk_nowait_begin(struct nw_blk_task_slot *slot)
+{
+	struct nw_blk_task *t = (struct nw_blk_task *)slot;
+	unsigned long flags;
+
+	BUILD_BUG_ON(sizeof(struct nw_blk_task) > sizeof(*slot));
+	t->task = current;
+	spin_lock_irqsave(&nw_blk_lock, flags);
+	t->next = nw_blk_tasks;
+	nw_blk_tasks = t;
+	spin_unlock_irqrestore(&nw_blk_lock, flags);
+	atomic_inc(&nw_blk_active);
+}
+
+void nw_blk_nowait_end(struct nw_blk_task_slot *slot)
+{
+	struct nw_blk_task *t = (struct nw_blk_task *)slot, **p;
+	unsigned long flags;
+
+	spin_lock_irqsave(&nw_blk_lock, flags);
+	for (p = &nw_blk_tasks; *p; p = &(*p)->next) {
+		if (*p == t) {
+			*p = t->next;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&nw_blk_lock, flags);
+	atomic_dec(&nw_blk_active);
+}
+
+/* Is @bio a data write of the current task's NOWAIT block-device write? */
+static bool nw_bio_is_nowait(struct bio *bio)
+{
+	struct nw_blk_task *t;
+	unsigned long flags;
+	bool found = false;
+
+	if (!bio || bio_op(bio) != REQ_OP_WRITE ||
+	    (bio->bi_end_io != nw_blkdev_bio_end_io &&
+	     bio->bi_end_io != nw_blkdev_bio_end_io_simple))
+		return false;
+	spin_lock_irqsave(&nw_blk_lock, flags);
+	for (t = nw_blk_tasks; t; t = t->next) {
+		if (t->task == current) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&nw_blk_lock, flags);
+	return found;
+}
+
+struct request *nw_get_request(struct request_queue *q, unsigned int op,
+			       struct bio *bio, gfp_t gfp_mask)
+{
+	struct request *rq;
+
+	nw_enter();
+	if (likely(!atomic_read(&nw_blk_active)) ||
+	    !nw_check_on[NW_CHECK_CONGESTION] || !nw_bio_is_nowait(bio)) {
+		rq = nw_orig_get_request(q, op, bio, gfp_mask);
+	} else {
+		rq = nw_orig_get_request(q, op, bio,
+					 gfp_mask & ~__GFP_DIRECT_RECLAIM);
+		if (IS_ERR(rq)) {
+			nw_count(NW_CNT_EAGAIN_CONGESTION);
+			rq = ERR_PTR(-EAGAIN);
+		}
+	}
+	nw_exit();
+	return rq;
+}
+
+struct request *nw_blk_mq_sched_get_request(struct request_queue *q,
+					    struct bio *bio, unsigned int op,
+					    void *data)
+{
+	struct request *rq;
+	bool nowait;
+
+	nw_enter();
+	nowait = unlikely(atomic_read(&nw_blk_active)) &&
+		 nw_check_on[NW_CHECK_CONGESTION] && nw_bio_is_nowait(bio);
+	if (nowait)
+		nw_blk_mq_alloc_data_set_nowait(data);
+	rq = nw_orig_blk_mq_sched_get_request(q, bio, op, data);
+	if (!rq && nowait) {
+		/* 4.12's blk_mq_make_request() drops the bio: end it here */
+		nw_count(NW_CNT_EAGAIN_CONGESTION);
+		nw_bio_end_eagain(bio);
+	}
+	nw_exit();
+	return rq;
+}
+
+/* A make_request-based (stacked) queue: dm, md, and the like. */
+bool nw_queue_is_stacked(struct request_queue *q)
+{
+	return !q->request_fn && !q->mq_ops;
+}
+
+/* Does the queue have a free request or tag for a write right now? */
+bool nw_queue_has_room(struct request_queue *q)
+{
+	if (q->mq_ops) {
+		struct blk_mq_hw_ctx *hctx;
+
+		hctx = q->queue_hw_ctx[q->mq_map[raw_smp_processor_id()]];
+		if (q->elevator && hctx->sched_tags)
+			return nw_blk_mq_has_free_tags(hctx->sched_tags);
+		return blk_mq_can_queue(hctx);
+	}
+	if (q->request_fn)
+		return q->root_rl.count[BLK_RW_SYNC] < q->nr_requests;
+	return true;
+}
+
+/*
+ * Can this raw block-device write go as one bio the queue will not split?
+ * (one iovec segment per page at most, within max_sectors and BIO_MAX_PAGES)
+ */
+bool nw_blkdev_single_bio(struct request_queue *q, struct iov_iter *from)
+{
+	size_t count = iov_iter_count(from);
+	unsigned long pages = iov_iter_npages(from, BIO_MAX_PAGES + 1);
+
+	return pages <= BIO_MAX_PAGES && pages <= queue_max_segments(q) &&
+	       (count >> 9) <= queue_max_sectors(q);
+}
