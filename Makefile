@@ -1,16 +1,42 @@
-# nowait-aio: no-wait AIO (RWF_NOWAIT) for pre-4.13 kernels.
+# nowait-aio: no-wait AIO (RWF_NOWAIT) for kernels before 4.13.
 #
 #   make module [KDIR=<built kernel tree>]   build module/nowait_aio.ko
+#   make tools                               build tools/nowait-aio-probe
+#   sudo make install                        install module (runs depmod),
+#                                            header and probe tool
 #   make check                               all tests (see README)
 #   make vm-check KVER=<version> [MODULE=1] [CASES=<globs>]
 #   make unit                                host-side unit tests
 KDIR ?= /lib/modules/$(shell uname -r)/build
+KREL := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null || uname -r)
+PREFIX ?= /usr/local
+DESTDIR ?=
 KVER ?= debian
 MODULE ?= 0
 CASES ?=
 
+# 4.13 and later have RWF_NOWAIT natively: nothing to build there
+NATIVE := $(shell echo $(KREL) | awk -F. '{ print ($$1 > 4 || ($$1 == 4 && $$2 + 0 >= 13)) ? 1 : 0 }')
+
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+tools: tools/nowait-aio-probe
+
+tools/nowait-aio-probe: tools/nowait-aio-probe.c include/nowait_aio.h
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+
+install: tools
+	install -D -m 0644 include/nowait_aio.h $(DESTDIR)$(PREFIX)/include/nowait_aio.h
+	install -D -m 0755 tools/nowait-aio-probe $(DESTDIR)$(PREFIX)/sbin/nowait-aio-probe
+ifeq ($(NATIVE),1)
+	@echo "nowait-aio: kernel $(KREL) has native RWF_NOWAIT (4.13+); the module is not needed and was not installed."
+else
+	$(MAKE) module
+	install -D -m 0644 module/nowait_aio.ko $(DESTDIR)/lib/modules/$(KREL)/extra/nowait_aio.ko
+	depmod -a $(KREL)
+	@echo "nowait-aio: installed for $(KREL); load it with: modprobe nowait_aio"
+endif
 
 check:
 	@bash test/check.sh
@@ -26,8 +52,8 @@ conformance:
 
 clean:
 	$(MAKE) -C test/conformance clean
-	rm -rf test/vm/out
+	rm -rf test/vm/out tools/nowait-aio-probe
 	rm -f module/*.o module/*.ko module/*.mod* module/.*.cmd module/modules.order
 	rm -f Module.symvers modules.order .*.cmd
 
-.PHONY: module check vm-check unit conformance clean
+.PHONY: module tools install check vm-check unit conformance clean
