@@ -193,7 +193,7 @@ ssize_t nw_aio_write(struct kiocb *req, struct iocb *iocb, bool vectored,
  */
 static int nw_check_iocb(struct iocb *iocb, struct iocb __user *uptr)
 {
-	unsigned int flags = iocb->aio_reserved1;
+	unsigned int flags = NW_IOCB_RW_FLAGS(iocb);
 	struct file *file;
 	int ret = 0;
 
@@ -207,7 +207,9 @@ static int nw_check_iocb(struct iocb *iocb, struct iocb __user *uptr)
 	if (!file)
 		return -EBADF;
 	if (iocb->aio_flags & IOCB_FLAG_RESFD) {
-		struct eventfd_ctx *ev = eventfd_ctx_fdget((int)iocb->aio_resfd);
+		struct eventfd_ctx *ev;
+
+		ev = eventfd_ctx_fdget((int)iocb->aio_resfd);
 
 		if (IS_ERR(ev)) {
 			ret = PTR_ERR(ev);
@@ -241,7 +243,7 @@ static long nw_submit_flagged(aio_context_t ctx_id,
 	struct iocb __user *ptrs[1];
 	struct nw_subst s = {
 		.task = current,
-		.flags = copy->aio_reserved1,
+		.flags = NW_IOCB_RW_FLAGS(copy),
 		.kcopy = &kcopy,
 		.uptr = uptr,
 	};
@@ -255,12 +257,12 @@ static long nw_submit_flagged(aio_context_t ctx_id,
 	if (ret)
 		return ret;
 
-	kcopy.aio_reserved1 = 0;
+	NW_IOCB_RW_FLAGS(&kcopy) = 0;
 	ptrs[0] = (struct iocb __user *)&kcopy;
 	nw_subst_push(&s);
 	s.user_limit = nw_kernel_ds_enter();
-	ret = nw_orig_do_io_submit(ctx_id, 1, (struct iocb __user *__user *)ptrs,
-				   compat);
+	ret = nw_orig_do_io_submit(ctx_id, 1,
+				   (struct iocb __user *__user *)ptrs, compat);
 	nw_addr_limit_restore(s.user_limit);
 	nw_subst_pop(&s);
 	return ret;
@@ -284,7 +286,7 @@ long nw_do_io_submit(aio_context_t ctx_id, long nr,
 		/* the kernel stopped at iocb idx: is it one with flags? */
 		if (get_user(uptr, iocbpp + idx) ||
 		    copy_from_user(&copy, uptr, sizeof(copy)) ||
-		    !copy.aio_reserved1) {
+		    !NW_IOCB_RW_FLAGS(&copy)) {
 			ret = idx ? idx : ret;
 			break;
 		}

@@ -140,8 +140,11 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 		return nw_eagain(NW_CNT_EAGAIN_INJECTED);
 	if (!count)
 		return 0;
-	q = fs == NW_FS_BLKDEV ? bdev_get_queue(I_BDEV(file->f_mapping->host)) :
-	    inode->i_sb->s_bdev ? bdev_get_queue(inode->i_sb->s_bdev) : NULL;
+	if (fs == NW_FS_BLKDEV)
+		q = bdev_get_queue(I_BDEV(file->f_mapping->host));
+	else
+		q = inode->i_sb->s_bdev ? bdev_get_queue(inode->i_sb->s_bdev) :
+		    NULL;
 	if (q && nw_queue_is_stacked(q)) {
 		/* the 4.13 series: NOWAIT only on request-based queues */
 		nw_count(NW_CNT_EOPNOTSUPP);
@@ -176,7 +179,7 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 
 		switch (fs) {
 		case NW_FS_EXT4:
-			/* ext4_overwrite_io(): mapped, written, inside i_size */
+			/* ext4_overwrite_io(): written blocks inside i_size */
 			ok = pos + count <= size &&
 			     nw_range_in_place(inode, pos, count, true, false);
 			break;
@@ -191,8 +194,9 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 			break;
 		case NW_FS_BTRFS:
 			/*
-			 * check_can_nocow() on NODATACOW/PREALLOC inodes; all of
-			 * the range (260a63395f90, 5.8), prealloc past EOF too
+			 * check_can_nocow() on NODATACOW/PREALLOC inodes;
+			 * all of the range (260a63395f90, 5.8), prealloc
+			 * past EOF too
 			 * (4b1946284dd6, 5.8).
 			 */
 			ok = nw_range_in_place(inode, pos, count,
@@ -248,7 +252,8 @@ ssize_t nw_ext4_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 
 ssize_t nw_xfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
-	return nw_write_iter(iocb, from, NW_FS_XFS, nw_orig_xfs_file_write_iter);
+	return nw_write_iter(iocb, from, NW_FS_XFS,
+			     nw_orig_xfs_file_write_iter);
 }
 
 ssize_t nw_btrfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
@@ -259,7 +264,8 @@ ssize_t nw_btrfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 
 ssize_t nw_blkdev_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
-	return nw_write_iter(iocb, from, NW_FS_BLKDEV, nw_orig_blkdev_write_iter);
+	return nw_write_iter(iocb, from, NW_FS_BLKDEV,
+			     nw_orig_blkdev_write_iter);
 }
 
 /*

@@ -54,8 +54,9 @@ int nw_hooks_resolve(struct nw_hook *hooks, size_t n)
 		h->off_reason = NULL;
 		if (!h->addr) {
 			h->off_reason = "symbol not found (inlined or absent)";
-		} else if (h->wrapper && nw_ftrace_location(h->addr) != h->addr) {
-			h->off_reason = "no ftrace site at the function's entry";
+		} else if (h->wrapper &&
+			   nw_ftrace_location(h->addr) != h->addr) {
+			h->off_reason = "no ftrace site at its entry";
 			h->addr = 0;
 		}
 		if (h->addr) {

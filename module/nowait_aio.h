@@ -110,8 +110,9 @@ struct request *nw_get_request(struct request_queue *q, unsigned int op,
 struct request *nw_blk_mq_sched_get_request(struct request_queue *q,
 					    struct bio *bio, unsigned int op,
 					    void *data);
-extern struct request *(*nw_orig_get_request)(struct request_queue *,
-					      unsigned int, struct bio *, gfp_t);
+extern struct request *(*nw_orig_get_request)(struct request_queue *q,
+					      unsigned int op, struct bio *bio,
+					      gfp_t gfp);
 extern struct request *(*nw_orig_blk_mq_sched_get_request)(
 	struct request_queue *, struct bio *, unsigned int, void *);
 extern void *nw_blkdev_bio_end_io;
@@ -149,14 +150,19 @@ extern ssize_t (*nw_orig_aio_read)(struct kiocb *, struct iocb *, bool, bool);
 extern ssize_t (*nw_orig_aio_write)(struct kiocb *, struct iocb *, bool, bool);
 extern ssize_t (*nw_orig_do_readv_writev)(int, struct file *, struct iov_iter *,
 					  loff_t *, int);
-extern ssize_t (*nw_orig_generic_file_read_iter)(struct kiocb *,
-						 struct iov_iter *);
-extern ssize_t (*nw_orig_ext4_file_write_iter)(struct kiocb *, struct iov_iter *);
-extern ssize_t (*nw_orig_xfs_file_write_iter)(struct kiocb *, struct iov_iter *);
-extern ssize_t (*nw_orig_btrfs_file_write_iter)(struct kiocb *,
-						struct iov_iter *);
-extern ssize_t (*nw_orig_blkdev_write_iter)(struct kiocb *, struct iov_iter *);
-extern ssize_t (*nw_orig_xfs_file_read_iter)(struct kiocb *, struct iov_iter *);
-extern ssize_t (*nw_orig_ext4_file_read_iter)(struct kiocb *, struct iov_iter *);
+extern ssize_t (*nw_orig_generic_file_read_iter)(struct kiocb *iocb,
+					struct iov_iter *iter);
+extern ssize_t (*nw_orig_ext4_file_write_iter)(struct kiocb *iocb,
+					struct iov_iter *iter);
+extern ssize_t (*nw_orig_xfs_file_write_iter)(struct kiocb *iocb,
+					struct iov_iter *iter);
+extern ssize_t (*nw_orig_btrfs_file_write_iter)(struct kiocb *iocb,
+					struct iov_iter *iter);
+extern ssize_t (*nw_orig_blkdev_write_iter)(struct kiocb *iocb,
+					struct iov_iter *iter);
+extern ssize_t (*nw_orig_xfs_file_read_iter)(struct kiocb *iocb,
+					struct iov_iter *iter);
+extern ssize_t (*nw_orig_ext4_file_read_iter)(struct kiocb *iocb,
+					struct iov_iter *iter);
 
 #endif /* NOWAIT_AIO_H */

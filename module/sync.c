@@ -82,7 +82,7 @@ static void nw_sync_complete(struct kiocb *req, long res, long res2)
 	queue_work(nw_sync_wq, &s->work);
 }
 
-/* Take over @req's completion; returns false (and changes nothing) on ENOMEM. */
+/* Take over @req's completion; false (nothing changed) on ENOMEM. */
 bool nw_defer_sync(struct kiocb *req, bool datasync)
 {
 	struct nw_sync_req *s = kzalloc(sizeof(*s), GFP_KERNEL);

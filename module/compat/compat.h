@@ -28,6 +28,13 @@
 #define NW_IOCB_NOWAIT (1 << 7)
 #endif
 
+/* iocb->aio_rw_flags was aio_reserved1 before 4.13 */
+#if NW_NATIVE_NOWAIT
+#define NW_IOCB_RW_FLAGS(cb) ((cb)->aio_rw_flags)
+#else
+#define NW_IOCB_RW_FLAGS(cb) ((cb)->aio_reserved1)
+#endif
+
 #ifndef RWF_HIPRI
 #define RWF_HIPRI 0x00000001
 #endif

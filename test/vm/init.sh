@@ -38,6 +38,18 @@ if [ "$NW_MODULE" = 1 ]; then
 	say "# nowait_aio loaded: $(cat /sys/kernel/nowait_aio/features 2>/dev/null | tr '\n' ' ')"
 fi
 
+# a native kernel: the module must refuse to load, and say why
+if [ "$NW_MODULE" = refuse ]; then
+	if insmod /nowait_aio.ko 2>/dev/null; then
+		say "not ok setup.module.refuses-native - nowait_aio refuses to load on a native kernel: refused vs loaded"
+		rmmod nowait_aio
+	elif dmesg | grep -q 'nowait_aio: kernel .* has native RWF_NOWAIT'; then
+		say "ok setup.module.refuses-native - nowait_aio refuses to load on a native kernel, and says why"
+	else
+		say "not ok setup.module.refuses-native - nowait_aio refuses to load on a native kernel: its message vs none"
+	fi
+fi
+
 mkdir -p /mnt/ext4 /mnt/xfs /mnt/btrfs /mnt/tmpfs /mnt/9p
 # the three test filesystems are part of every run: no mount, no pass
 for fs in ext4:vda xfs:vdb btrfs:vdc; do

@@ -40,8 +40,11 @@ else
 fi
 IFS=. read -r kmaj kmin _ <<<"${release%%-*}"
 native=0
+refuse=0
 if [ "$kmaj" -gt 4 ] || { [ "$kmaj" -eq 4 ] && [ "$kmin" -ge 13 ]; }; then
 	native=1
+	# a hand-built native tree: check that the module refuses to load
+	[ "$MODULE" = 1 ] && [ "$KVER" != debian ] && refuse=1
 	MODULE=0
 fi
 mode=stock
@@ -56,7 +59,7 @@ echo "# vm-check: kernel $release ($KVER), mode $mode, output in $out"
 # --- the guest programs ---
 make -s -C "$top/test/conformance" nwconf >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; die "conformance suite does not build"; }
-if [ "$MODULE" = 1 ]; then
+if [ "$MODULE" = 1 ] || [ $refuse = 1 ]; then
 	make -s -C "$top" module KDIR="$kdir" >"$out/module-build.log" 2>&1 ||
 		{ cat "$out/module-build.log" >&2; die "module does not build against $kdir"; }
 fi
@@ -68,7 +71,7 @@ cp /bin/busybox "$root/bin/busybox" || die "busybox-static is not installed"
 cp "$top/test/vm/init.sh" "$root/init"
 chmod +x "$root/init"
 cp "$top/test/conformance/nwconf" "$root/nwconf"
-[ "$MODULE" = 1 ] && cp "$top/module/nowait_aio.ko" "$root/nowait_aio.ko"
+{ [ "$MODULE" = 1 ] || [ $refuse = 1 ]; } && cp "$top/module/nowait_aio.ko" "$root/nowait_aio.ko"
 if [ -n "$modsrc" ]; then
 	# Debian builds drivers and filesystems as modules: copy what the suite
 	# needs with its dependencies, and let depmod write modules.dep.
@@ -120,7 +123,9 @@ mkdir -p "$out/9p"
 # --- boot ---
 : >"$out/results.log"
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1 nokaslr"
-cmdline="$cmdline NW_MODULE=$MODULE NW_CASES=$CASES"
+nwmod=$MODULE
+[ $refuse = 1 ] && nwmod=refuse
+cmdline="$cmdline NW_MODULE=$nwmod NW_CASES=$CASES"
 timeout --foreground "$vm_timeout" qemu-system-x86_64 -accel tcg -m 1024 -smp 1 \
 	-display none -monitor none -no-reboot \
 	-kernel "$bzimage" -initrd "$out/initramfs.cpio.gz" -append "$cmdline" \
