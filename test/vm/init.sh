@@ -63,4 +63,8 @@ mount -t 9p -o trans=virtio,version=9p2000.L host9p /mnt/9p 2>/dev/null ||
 
 cases=$(echo "$NW_CASES" | tr ',' ' ')
 /nwconf $cases > $res 2>&1
-finish $?
+rc=$?
+if [ "$NW_MODULE" = 1 ] && { [ -z "$NW_CASES" ] || [ "$NW_CASES" = module ]; }; then
+	sh /module-checks.sh > $res 2>&1
+fi
+finish $rc

@@ -71,6 +71,7 @@ cp /bin/busybox "$root/bin/busybox" || die "busybox-static is not installed"
 cp "$top/test/vm/init.sh" "$root/init"
 chmod +x "$root/init"
 cp "$top/test/conformance/nwconf" "$root/nwconf"
+cp "$top/test/vm/module-checks.sh" "$root/module-checks.sh"
 { [ "$MODULE" = 1 ] || [ $refuse = 1 ]; } && cp "$top/module/nowait_aio.ko" "$root/nowait_aio.ko"
 if [ -n "$modsrc" ]; then
 	# Debian builds drivers and filesystems as modules: copy what the suite

@@ -1,0 +1,96 @@
+#!/bin/busybox sh
+# Guest-side checks of the module itself (run by init.sh when NW_MODULE=1):
+# its sysfs files, the enabled switch, and unloading while I/O runs.
+# Prints "ok"/"not ok" lines like the suite; ids read module.<area>.<name>.
+k=/sys/kernel/nowait_aio
+ok() { echo "ok module.$1 - $2"; }
+nok() { echo "not ok module.$1 - $2: $3"; }
+
+# every file: mode 0644 for switches, 0444 for the rest
+bad=""
+for f in enabled lock pagecache alloc congestion fault_inject; do
+	[ "$(stat -c %a $k/$f)" = 644 ] || bad="$bad $f=$(stat -c %a $k/$f)"
+done
+for f in accepted eagain_lock eagain_pagecache eagain_alloc eagain_congestion \
+	eagain_injected refused_eopnotsupp refused_einval features; do
+	[ "$(stat -c %a $k/$f)" = 444 ] || bad="$bad $f=$(stat -c %a $k/$f)"
+done
+[ -z "$bad" ] && ok sysfs.modes "switches are 0644, counters and features 0444" ||
+	nok sysfs.modes "switches are 0644, counters and features 0444" "modes vs$bad"
+
+# an unprivileged user cannot write a switch or enable fault injection
+bad=""
+for f in enabled lock fault_inject; do
+	r=$(/nwconf --write-as-nobody $k/$f 0)
+	[ "$r" = "Permission denied" ] || bad="$bad $f:$r"
+done
+[ -z "$bad" ] && ok sysfs.unprivileged "an unprivileged write gets EACCES" ||
+	nok sysfs.unprivileged "an unprivileged write gets EACCES" "EACCES vs$bad"
+
+# garbage, negative, too long: EINVAL and the value unchanged
+bad=""
+for f in enabled lock pagecache alloc congestion fault_inject; do
+	before=$(cat $k/$f)
+	for v in garbage -1 2 99999999999999999999 "1 1"; do
+		if echo "$v" > $k/$f 2>/dev/null; then
+			[ "$f" = fault_inject ] && [ "$v" = 2 ] && { echo "$before" > $k/$f; continue; }
+			bad="$bad $f<-'$v'"
+		fi
+	done
+	[ "$(cat $k/$f)" = "$before" ] || bad="$bad $f:changed"
+done
+[ -z "$bad" ] && ok sysfs.bad-values "bad values get EINVAL and change nothing" ||
+	nok sysfs.bad-values "bad values get EINVAL and change nothing" "EINVAL vs accepted$bad"
+
+# features names every hook and leaks no kernel address
+if grep -q '^hook do_io_submit live' $k/features && ! grep -qE 'ffff[0-9a-f]{8}' $k/features; then
+	ok sysfs.features "features lists the hooks, no kernel addresses"
+else
+	nok sysfs.features "features lists the hooks, no kernel addresses" "$(head -c 200 $k/features)"
+fi
+
+# enabled=0: the flag is refused as on a stock kernel, and back again
+echo 0 > $k/enabled
+r=$(/nwconf interface.aio.nowait-accepted | grep -c '^not ok')
+echo 1 > $k/enabled
+r2=$(/nwconf interface.aio.nowait-accepted | grep -c '^ok')
+[ "$r" = 1 ] && [ "$r2" = 1 ] && ok enabled.switch "enabled=0 refuses RWF_NOWAIT as stock does; enabled=1 accepts it" ||
+	nok enabled.switch "enabled=0 refuses RWF_NOWAIT as stock does; enabled=1 accepts it" "refused then accepted vs $r/$r2"
+
+# counters move: one accepted request, one refusal
+a=$(cat $k/accepted); e=$(cat $k/eagain_alloc)
+/nwconf fs.ext4.hole-write >/dev/null
+[ "$(cat $k/accepted)" -gt "$a" ] && [ "$(cat $k/eagain_alloc)" -gt "$e" ] &&
+	ok counters.move "accepted and eagain_alloc count a refused hole write" ||
+	nok counters.move "accepted and eagain_alloc count a refused hole write" "more vs same"
+
+# each switch turns its check off: a hole write then blocks-and-writes
+echo 0 > $k/alloc
+r=$(/nwconf fs.ext4.hole-write | grep -c '^not ok')
+echo 1 > $k/alloc
+[ "$r" = 1 ] && ok switch.alloc "alloc=0 lets a NOWAIT hole write through (stock behaviour)" ||
+	nok switch.alloc "alloc=0 lets a NOWAIT hole write through (stock behaviour)" "not ok vs ok"
+
+# fault injection: every NOWAIT request refused with N=1
+echo 1 > $k/fault_inject
+r=$(/nwconf fs.ext4.overwrite | grep -c '^not ok')
+i=$(cat $k/eagain_injected)
+echo 0 > $k/fault_inject
+[ "$r" = 1 ] && [ "$i" -gt 0 ] && ok fault.inject "fault_inject=1 refuses a NOWAIT overwrite with EAGAIN" ||
+	nok fault.inject "fault_inject=1 refuses a NOWAIT overwrite with EAGAIN" "refused vs $r/$i"
+
+# unload and load again N times while direct I/O with and without
+# NOWAIT runs; the kernel log must stay clean (judged by the host)
+n=${NW_UNLOAD_CYCLES:-50}
+( while [ ! -f /tmp/stop-io ]; do /nwconf interface.aio fs.ext4.overwrite fs.xfs.overwrite read.ext4.buffered-cached >/dev/null 2>&1; done ) &
+iopid=$!
+cycles=0
+for i in $(seq $n); do
+	rmmod nowait_aio 2>/tmp/rmmod.err || break
+	insmod /nowait_aio.ko 2>/tmp/insmod.err || break
+	cycles=$i
+done
+touch /tmp/stop-io
+wait $iopid
+[ "$cycles" = "$n" ] && ok unload.under-io "$n unload/load cycles while direct I/O runs" ||
+	nok unload.under-io "$n unload/load cycles while direct I/O runs" "$n vs $cycles ($(cat /tmp/rmmod.err /tmp/insmod.err))"
