@@ -2,7 +2,7 @@
 # Install what the tests need from Debian's packages, when missing.
 set -u
 need=""
-for p in gcc make libaio-dev busybox-static qemu-system-x86 e2fsprogs xfsprogs \
+for p in gcc gcc-multilib make libaio-dev busybox-static qemu-system-x86 e2fsprogs xfsprogs \
 	btrfs-progs cpio kmod gzip; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		need="$need $p"

@@ -64,6 +64,13 @@ mount -t 9p -o trans=virtio,version=9p2000.L host9p /mnt/9p 2>/dev/null ||
 cases=$(echo "$NW_CASES" | tr ',' ' ')
 /nwconf $cases > $res 2>&1
 rc=$?
+# the 32-bit compat entry points, with the interface group
+case "$NW_CASES" in
+""|interface*|*,interface*)
+	if [ -x /nwconf32 ]; then
+		/nwconf32 /mnt/ext4/nwconf > $res 2>&1 || rc=1
+	fi ;;
+esac
 if [ "$NW_MODULE" = 1 ] && { [ -z "$NW_CASES" ] || [ "$NW_CASES" = module ]; }; then
 	sh /module-checks.sh > $res 2>&1
 fi

@@ -57,7 +57,7 @@ mkdir -p "$out"
 echo "# vm-check: kernel $release ($KVER), mode $mode, output in $out"
 
 # --- the guest programs ---
-make -s -C "$top/test/conformance" nwconf >"$out/build.log" 2>&1 ||
+make -s -C "$top/test/conformance" nwconf nwconf32 >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; die "conformance suite does not build"; }
 if [ "$MODULE" = 1 ] || [ $refuse = 1 ]; then
 	make -s -C "$top" module KDIR="$kdir" >"$out/module-build.log" 2>&1 ||
@@ -70,7 +70,7 @@ mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,mnt,lib/modules}
 cp /bin/busybox "$root/bin/busybox" || die "busybox-static is not installed"
 cp "$top/test/vm/init.sh" "$root/init"
 chmod +x "$root/init"
-cp "$top/test/conformance/nwconf" "$root/nwconf"
+cp "$top/test/conformance/nwconf" "$top/test/conformance/nwconf32" "$root/"
 cp "$top/test/vm/module-checks.sh" "$root/module-checks.sh"
 { [ "$MODULE" = 1 ] || [ $refuse = 1 ]; } && cp "$top/module/nowait_aio.ko" "$root/nowait_aio.ko"
 if [ -n "$modsrc" ]; then
