@@ -71,6 +71,20 @@ echo 1 > $k/alloc
 [ "$r" = 1 ] && ok switch.alloc "alloc=0 lets a NOWAIT hole write through (stock behaviour)" ||
 	nok switch.alloc "alloc=0 lets a NOWAIT hole write through (stock behaviour)" "not ok vs ok"
 
+# the other switches: with the check off, its case shows stock behaviour
+# (the write waits for the lock / flushes the page cache / waits for a tag)
+for sw in lock:fs.ext4.inode-lock pagecache:fs.ext4.pagecache-read \
+	congestion:block.nullblk.queue-full-mq; do
+	name=${sw%%:*} case=${sw#*:}
+	echo 0 > $k/$name
+	r=$(NW_CASE_TIMEOUT=8 /nwconf $case | grep -c '^not ok')
+	echo 1 > $k/$name
+	r2=$(/nwconf $case | grep -c '^ok')
+	[ "$r" = 1 ] && [ "$r2" = 1 ] &&
+		ok switch.$name "$name=0 turns the check off ($case fails), $name=1 on again" ||
+		nok switch.$name "$name=0 turns the check off ($case fails), $name=1 on again" "fail/pass vs $r/$r2"
+done
+
 # fault injection: every NOWAIT request refused with N=1
 echo 1 > $k/fault_inject
 r=$(/nwconf fs.ext4.overwrite | grep -c '^not ok')
