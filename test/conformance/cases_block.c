@@ -22,6 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/dm-ioctl.h>
+#include <linux/fs.h>
+#include <linux/major.h>
+#include <linux/raid/md_u.h>
+#include <linux/raid/md_p.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "nwconf.h"
@@ -148,6 +156,272 @@ static void queue_full_legacy(struct nw_ctx *c)
 	queue_full(c, 1);
 }
 
+/* null_blk with default completions, @n devices */
+static int load_plain_nullblk(struct nw_ctx *c, int n)
+{
+	char cmd[200];
+
+	if (system("modprobe -r null_blk >/dev/null 2>&1; true"))
+		return -1;
+	snprintf(cmd, sizeof(cmd),
+		 "modprobe null_blk nr_devices=%d gb=1 >/dev/null 2>&1", n);
+	if (system(cmd)) {
+		nw_skip(c, "null_blk cannot be loaded here");
+		return -1;
+	}
+	return 0;
+}
+
+static int dm_ioctl_cmd(int ctl, unsigned long cmd, struct dm_ioctl *io,
+			size_t size, const char *name)
+{
+	io->version[0] = DM_VERSION_MAJOR;
+	io->version[1] = 0;
+	io->version[2] = 0;
+	io->data_size = size;
+	io->data_start = sizeof(*io);
+	snprintf(io->name, sizeof(io->name), "%s", name);
+	return ioctl(ctl, cmd, io);
+}
+
+/* dm-linear "nwlinear" over @dev (whole device, @sectors long) */
+static int dm_linear_create(struct nw_ctx *c, const char *dev,
+			    unsigned long long sectors, char *node, size_t len)
+{
+	char buf[sizeof(struct dm_ioctl) + sizeof(struct dm_target_spec) + 64];
+	struct dm_ioctl *io = (struct dm_ioctl *)buf;
+	struct dm_target_spec *t = (struct dm_target_spec *)(io + 1);
+	struct stat st;
+	int ctl;
+
+	if (stat(dev, &st))
+		return -1;
+	if (system("modprobe dm_mod >/dev/null 2>&1; true"))
+		return -1;
+	ctl = open("/dev/mapper/control", O_RDWR);
+	if (ctl < 0) {
+		nw_skip(c, "no device-mapper control device");
+		return -1;
+	}
+	memset(buf, 0, sizeof(buf));
+	if (dm_ioctl_cmd(ctl, DM_DEV_CREATE, io, sizeof(*io), "nwlinear")) {
+		nw_fail(c, "DM_DEV_CREATE: ok vs errno %d", errno);
+		goto err;
+	}
+	memset(buf, 0, sizeof(buf));
+	io->target_count = 1;
+	t->sector_start = 0;
+	t->length = sectors;
+	snprintf(t->target_type, sizeof(t->target_type), "linear");
+	snprintf((char *)(t + 1), 64, "%u:%u 0", major(st.st_rdev),
+		 minor(st.st_rdev));
+	if (dm_ioctl_cmd(ctl, DM_TABLE_LOAD, io, sizeof(buf), "nwlinear")) {
+		nw_fail(c, "DM_TABLE_LOAD: ok vs errno %d", errno);
+		goto err_remove;
+	}
+	memset(buf, 0, sizeof(buf));
+	if (dm_ioctl_cmd(ctl, DM_DEV_SUSPEND, io, sizeof(*io), "nwlinear")) {
+		nw_fail(c, "DM resume: ok vs errno %d", errno);
+		goto err_remove;
+	}
+	snprintf(node, len, "/dev/dm-%u", minor(io->dev));
+	close(ctl);
+	return 0;
+err_remove:
+	memset(buf, 0, sizeof(buf));
+	dm_ioctl_cmd(ctl, DM_DEV_REMOVE, io, sizeof(*io), "nwlinear");
+err:
+	close(ctl);
+	return -1;
+}
+
+static void dm_linear_remove(void)
+{
+	struct dm_ioctl io;
+	int ctl = open("/dev/mapper/control", O_RDWR);
+
+	if (ctl < 0)
+		return;
+	memset(&io, 0, sizeof(io));
+	dm_ioctl_cmd(ctl, DM_DEV_REMOVE, &io, sizeof(io), "nwlinear");
+	close(ctl);
+}
+
+/* md raid0 /dev/md9 (no superblock, like mdadm --build) over @a and @b */
+static int md_raid0_create(struct nw_ctx *c, const char *a, const char *b)
+{
+	mdu_array_info_t array;
+	mdu_disk_info_t disk;
+	const char *devs[2] = { a, b };
+	struct stat st;
+	int fd, i;
+
+	if (system("modprobe raid0 >/dev/null 2>&1; true"))
+		return -1;
+	unlink("/dev/md9");
+	if (mknod("/dev/md9", S_IFBLK | 0600, makedev(MD_MAJOR, 9)))
+		return -1;
+	fd = open("/dev/md9", O_RDWR);
+	if (fd < 0) {
+		nw_skip(c, "no md driver here (errno %d)", errno);
+		return -1;
+	}
+	memset(&array, 0, sizeof(array));
+	array.level = 0;
+	array.nr_disks = 2;
+	array.raid_disks = 2;
+	array.md_minor = 9;
+	array.not_persistent = 1;
+	array.chunk_size = 65536;
+	if (ioctl(fd, SET_ARRAY_INFO, &array)) {
+		nw_fail(c, "SET_ARRAY_INFO: ok vs errno %d", errno);
+		goto err;
+	}
+	for (i = 0; i < 2; i++) {
+		if (stat(devs[i], &st))
+			goto err;
+		memset(&disk, 0, sizeof(disk));
+		disk.number = i;
+		disk.raid_disk = i;
+		disk.state = (1 << MD_DISK_SYNC) | (1 << MD_DISK_ACTIVE);
+		disk.major = major(st.st_rdev);
+		disk.minor = minor(st.st_rdev);
+		if (ioctl(fd, ADD_NEW_DISK, &disk)) {
+			nw_fail(c, "ADD_NEW_DISK: ok vs errno %d", errno);
+			goto err_stop;
+		}
+	}
+	if (ioctl(fd, RUN_ARRAY, 0UL)) {
+		nw_fail(c, "RUN_ARRAY: ok vs errno %d", errno);
+		goto err_stop;
+	}
+	close(fd);
+	return 0;
+err_stop:
+	ioctl(fd, STOP_ARRAY, 0UL);
+err:
+	close(fd);
+	return -1;
+}
+
+static void md_stop(void)
+{
+	int fd = open("/dev/md9", O_RDWR);
+
+	if (fd >= 0) {
+		ioctl(fd, STOP_ARRAY, 0UL);
+		close(fd);
+	}
+}
+
+/*
+ * A NOWAIT direct write to a stacked device: EOPNOTSUPP (the 4.13 series:
+ * only request-based queues take REQ_NOWAIT), and plain I/O through it is
+ * unaffected.  Native kernels before 5.10 set no REQ_NOWAIT on raw
+ * block-device DIO, so there the NOWAIT write simply completes; from 5.10
+ * on dm-linear (DM_TARGET_NOWAIT) and md over NOWAIT members (5.12) take
+ * it and complete too.  The module keeps the series' rule.
+ */
+static void stacked_write(struct nw_ctx *c, const char *node)
+{
+	void *b = nw_buf(NW_BS, 0x66);
+	long want;
+	int fd = open(node, O_RDWR | O_DIRECT);
+
+	if (fd < 0) {
+		nw_fail(c, "open %s: ok vs errno %d", node, errno);
+		return;
+	}
+	/*
+	 * The partition scan that ran when the device appeared left pages
+	 * in its page cache; drop them, or a native kernel refuses for that.
+	 */
+	if (ioctl(fd, BLKFLSBUF, 0))
+		nw_fail(c, "BLKFLSBUF: ok vs errno %d", errno);
+	want = nw_native(c) ? NW_BS : -EOPNOTSUPP;
+	nw_expect_res(c, "plain pwrite", NW_BS, pwrite(fd, b, NW_BS, 0) < 0 ?
+		      -errno : NW_BS) &&
+	nw_expect_res(c, "NOWAIT pwritev2", want,
+		      nw_pwritev2(fd, b, NW_BS, NW_BS, RWF_NOWAIT)) &&
+	nw_expect_res(c, "plain pwrite after", NW_BS,
+		      pwrite(fd, b, NW_BS, 2 * NW_BS) < 0 ? -errno : NW_BS);
+	if (!c->failed) {
+		struct nw_aio_res r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS,
+						 3 * NW_BS, RWF_NOWAIT);
+
+		nw_expect_res(c, "io_submit", 1, r.submit) &&
+		nw_expect_res(c, "NOWAIT event res", want, r.res);
+	}
+	close(fd);
+	free(b);
+}
+
+static void stacked_dm_linear(struct nw_ctx *c)
+{
+	char node[64];
+
+	if (load_plain_nullblk(c, 1))
+		return;
+	if (dm_linear_create(c, "/dev/nullb0", 1ULL << 21, node, sizeof(node)))
+		goto out;
+	stacked_write(c, node);
+	dm_linear_remove();
+out:
+	if (system("modprobe -r null_blk >/dev/null 2>&1; true"))
+		return;
+}
+
+static void stacked_md_raid0(struct nw_ctx *c)
+{
+	if (load_plain_nullblk(c, 2))
+		return;
+	if (md_raid0_create(c, "/dev/nullb0", "/dev/nullb1"))
+		goto out;
+	stacked_write(c, "/dev/md9");
+	md_stop();
+out:
+	if (system("modprobe -r null_blk >/dev/null 2>&1; true"))
+		return;
+}
+
+/*
+ * A real I/O error stays EIO: every bio to the device fails
+ * (fail_make_request), and the NOWAIT write reports EIO, never EAGAIN.
+ */
+static void real_error_eio(struct nw_ctx *c)
+{
+	void *b = nw_buf(NW_BS, 0x77);
+	struct nw_aio_res r;
+	int fd;
+
+	if (access("/sys/kernel/debug/fail_make_request/probability", W_OK)) {
+		nw_skip(c, "this kernel has no fail_make_request fault injection");
+		return;
+	}
+	if (load_plain_nullblk(c, 1))
+		return;
+	fd = open("/dev/nullb0", O_RDWR | O_DIRECT);
+	if (fd < 0 || system("cd /sys/kernel/debug/fail_make_request && "
+			     "echo 100 > probability && echo -1 > times && "
+			     "echo 0 > verbose && echo 1 > /sys/block/nullb0/make-it-fail")) {
+		nw_fail(c, "fault injection setup: ok vs failed");
+		goto out;
+	}
+	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
+	nw_expect_res(c, "io_submit", 1, r.submit) &&
+	nw_expect_res(c, "NOWAIT event res", -EIO, r.res) &&
+	nw_expect_res(c, "NOWAIT pwritev2", -EIO,
+		      nw_pwritev2(fd, b, NW_BS, 0, RWF_NOWAIT));
+	if (system("echo 0 > /sys/block/nullb0/make-it-fail; "
+		   "echo 0 > /sys/kernel/debug/fail_make_request/probability"))
+		nw_fail(c, "fault injection teardown: ok vs failed");
+out:
+	if (fd >= 0)
+		close(fd);
+	if (system("modprobe -r null_blk >/dev/null 2>&1; true"))
+		return;
+}
+
 const struct nw_case nw_block_cases[] = {
 	{ "block.nullblk.queue-full-mq",
 	  "blk-mq: a NOWAIT write to a device with no free tag gets EAGAIN", 0,
@@ -155,5 +429,14 @@ const struct nw_case nw_block_cases[] = {
 	{ "block.nullblk.queue-full-legacy",
 	  "legacy queue: a NOWAIT write with no free request gets EAGAIN", 0,
 	  queue_full_legacy },
+	{ "block.stacked.dm-linear",
+	  "dm-linear: NOWAIT write EOPNOTSUPP with the module (native: completes), plain I/O works",
+	  0, stacked_dm_linear },
+	{ "block.stacked.md-raid0",
+	  "md raid0: NOWAIT write EOPNOTSUPP with the module (native: completes), plain I/O works",
+	  0, stacked_md_raid0 },
+	{ "block.error.eio",
+	  "a real I/O error on a NOWAIT write stays EIO, never EAGAIN", 0,
+	  real_error_eio },
 	{ NULL }
 };
