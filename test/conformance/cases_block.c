@@ -27,6 +27,7 @@
 #include <linux/major.h>
 #include <linux/raid/md_u.h>
 #include <linux/raid/md_p.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -422,6 +423,127 @@ out:
 		return;
 }
 
+/*
+ * A filesystem on a busy device: the queue is cut to 4 requests and four
+ * threads keep it full with plain 1 MiB direct writes, while NOWAIT direct
+ * overwrites of 64 KiB go on.  Each must either complete (all new bytes)
+ * or get EAGAIN (all old bytes): never EIO, never a partial write.
+ */
+struct busy {
+	int fd;
+	volatile int stop;
+};
+
+static void *busy_writer(void *p)
+{
+	struct busy *bz = p;
+	void *b = nw_buf(1 << 20, 0x44);
+	off_t off = 0;
+
+	while (!bz->stop) {
+		if (pwrite(bz->fd, b, 1 << 20, off) < 0)
+			break;
+		off = (off + (1 << 20)) % (8 << 20);
+	}
+	free(b);
+	return NULL;
+}
+
+static void busy_device(struct nw_ctx *c)
+{
+	char q[320], old[32] = "", line[512], dev[256] = "";
+	struct busy bz = { .fd = -1 };
+	pthread_t th[4];
+	unsigned char *rb = nw_buf(65536, 0);
+	int fd, i, n_ok = 0, n_again = 0;
+	int slot_pat[8] = { 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11 };
+	FILE *f;
+
+	/*
+	 * btrfs's own DIO completion turned a REQ_NOWAIT bio's EAGAIN into
+	 * EIO until btrfs moved to iomap DIO, which sets no REQ_NOWAIT.
+	 */
+	if (c->fs == NW_BTRFS)
+		nw_fixed_in(c, KV(5, 9, 0),
+			    "f85781fb505e btrfs: switch to iomap for direct IO");
+	fd = nw_make_file(c, "busy-target.dat", 1 << 20, 1 << 20,
+			  c->fs == NW_BTRFS ? -0x11 : 0x11);
+	if (fd < 0)
+		return;
+	/* the disk under the mount (btrfs reports an anonymous st_dev) */
+	f = fopen("/proc/mounts", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char src[256], mnt[256];
+
+		if (sscanf(line, "%255s %255s", src, mnt) == 2 &&
+		    !strcmp(mnt, c->env->mnt[c->fs]) && !strncmp(src, "/dev/", 5))
+			snprintf(dev, sizeof(dev), "%s", src + 5);
+	}
+	if (f)
+		fclose(f);
+	bz.fd = nw_make_file(c, "busy-load.dat", 8 << 20, 8 << 20, 0x22);
+	if (bz.fd < 0)
+		return;
+	snprintf(q, sizeof(q), "/sys/block/%s/queue/nr_requests", dev);
+	f = fopen(q, "r");
+	if (!f || !fgets(old, sizeof(old), f)) {
+		nw_skip(c, "no %s", q);
+		return;
+	}
+	fclose(f);
+	f = fopen(q, "w");
+	if (f) {
+		fputs("4", f);
+		fclose(f);
+	}
+	for (i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, busy_writer, &bz);
+	for (i = 0; i < 150 && !c->failed; i++) {
+		int slot = i % 8, next = slot_pat[slot] ^ 0x03, j;
+		void *wb = nw_buf(65536, next);
+		struct nw_aio_res r = nw_aio_rw(fd, IO_CMD_PWRITE, wb, 65536,
+						 slot * 65536, RWF_NOWAIT);
+
+		free(wb);
+		if (r.submit != 1) {
+			nw_expect_res(c, "io_submit", 1, r.submit);
+			break;
+		}
+		if (r.res != 65536 && r.res != -EAGAIN) {
+			nw_fail(c, "event res: 65536 or EAGAIN vs %ld", r.res);
+			break;
+		}
+		if (r.res == 65536) {
+			slot_pat[slot] = next;
+			n_ok++;
+		} else {
+			n_again++;
+		}
+		if (pread(fd, rb, 65536, slot * 65536) != 65536) {
+			nw_fail(c, "read back: ok vs errno %d", errno);
+			break;
+		}
+		for (j = 0; j < 65536 && rb[j] == slot_pat[slot]; j++)
+			;
+		if (j < 65536)
+			nw_fail(c, "bytes after %s: 0x%02x vs 0x%02x at %d",
+				r.res == 65536 ? "completion" : "EAGAIN",
+				slot_pat[slot], rb[j], j);
+	}
+	bz.stop = 1;
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	f = fopen(q, "w");
+	if (f) {
+		fputs(old, f);
+		fclose(f);
+	}
+	printf("# %s: %d NOWAIT writes completed, %d got EAGAIN\n", c->id,
+	       n_ok, n_again);
+	close(bz.fd);
+	close(fd);
+}
+
 const struct nw_case nw_block_cases[] = {
 	{ "block.nullblk.queue-full-mq",
 	  "blk-mq: a NOWAIT write to a device with no free tag gets EAGAIN", 0,
@@ -435,6 +557,9 @@ const struct nw_case nw_block_cases[] = {
 	{ "block.stacked.md-raid0",
 	  "md raid0: NOWAIT write EOPNOTSUPP with the module (native: completes), plain I/O works",
 	  0, stacked_md_raid0 },
+	{ "block.busy.%s",
+	  "a busy device: NOWAIT writes complete or get EAGAIN, never EIO or partial",
+	  FS_ALL, busy_device },
 	{ "block.error.eio",
 	  "a real I/O error on a NOWAIT write stays EIO, never EAGAIN", 0,
 	  real_error_eio },
