@@ -24,7 +24,7 @@ module:
 tools: tools/nowait-aio-probe
 
 tools/nowait-aio-probe: tools/nowait-aio-probe.c include/nowait_aio.h
-	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude $(TOOLS_LDFLAGS) -o $@ $<
 
 install: tools
 	install -D -m 0644 include/nowait_aio.h $(DESTDIR)$(PREFIX)/include/nowait_aio.h
@@ -34,7 +34,7 @@ ifeq ($(NATIVE),1)
 else
 	$(MAKE) module
 	install -D -m 0644 module/nowait_aio.ko $(DESTDIR)/lib/modules/$(KREL)/extra/nowait_aio.ko
-	depmod -a $(KREL)
+	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KREL)
 	@echo "nowait-aio: installed for $(KREL); load it with: modprobe nowait_aio"
 endif
 
@@ -47,6 +47,10 @@ vm-check:
 unit:
 	@bash test/unit/run.sh
 
+# fio side by side in one boot (module unloaded/loaded, plain/nowait=1)
+bench:
+	@NOWAIT_BENCH=1 NOWAIT_VM_TIMEOUT=3600 bash test/vm/run.sh $(KVER) $(MODULE) 
+
 conformance:
 	$(MAKE) -C test/conformance
 
@@ -56,4 +60,4 @@ clean:
 	rm -f module/*.o module/*.ko module/*.mod* module/.*.cmd module/modules.order
 	rm -f Module.symvers modules.order .*.cmd
 
-.PHONY: module tools install check vm-check unit conformance clean
+.PHONY: module tools install check vm-check unit bench conformance clean

@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
@@ -376,6 +378,27 @@ int main(int argc, char **argv)
 		}
 		printf("written\n");
 		return 0;
+	}
+	/*
+	 * helper for the benchmark: a file of SIZE MiB of written blocks
+	 * (O_DIRECT, synced), NODATACOW first when asked (btrfs)
+	 */
+	if (argc >= 4 && !strcmp(argv[1], "--mkfile")) {
+		int fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC | O_DIRECT,
+			      0644), fl = 0, i;
+		void *b;
+
+		if (fd < 0 || posix_memalign(&b, 4096, 1 << 20))
+			return 1;
+		if (argc > 4 && !strcmp(argv[4], "nocow") &&
+		    (ioctl(fd, FS_IOC_GETFLAGS, &fl) ||
+		     (fl |= FS_NOCOW_FL, ioctl(fd, FS_IOC_SETFLAGS, &fl))))
+			return 1;
+		memset(b, 0x5a, 1 << 20);
+		for (i = 0; i < atoi(argv[3]); i++)
+			if (pwrite(fd, b, 1 << 20, (off_t)i << 20) != 1 << 20)
+				return 1;
+		return fsync(fd) ? 1 : 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "--list")) {
 		memset(&env, 0, sizeof(env));

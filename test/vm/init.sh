@@ -31,8 +31,9 @@ if [ -f /modules.list ]; then
 fi
 
 if [ "$NW_MODULE" = 1 ]; then
-	if ! insmod /nowait_aio.ko 2>/tmp/insmod.err; then
-		say "not ok setup.module.load - insmod nowait_aio.ko: $(cat /tmp/insmod.err)"
+	# installed by `make install` (README): modprobe finds it
+	if ! modprobe nowait_aio 2>/tmp/insmod.err; then
+		say "not ok setup.module.load - modprobe nowait_aio after make install: $(cat /tmp/insmod.err)"
 		finish 1
 	fi
 	say "# nowait_aio loaded: $(cat /sys/kernel/nowait_aio/features 2>/dev/null | tr '\n' ' ')"
@@ -60,6 +61,11 @@ done
 mount -t tmpfs none /mnt/tmpfs
 mount -t 9p -o trans=virtio,version=9p2000.L host9p /mnt/9p 2>/dev/null ||
 	say "# mount 9p failed"
+
+if [ "$NW_BENCH" = 1 ]; then
+	sh /bench.sh > $res 2>&1
+	finish $?
+fi
 
 cases=$(echo "$NW_CASES" | tr ',' ' ')
 /nwconf $cases > $res 2>&1

@@ -93,6 +93,19 @@ echo 0 > $k/fault_inject
 [ "$r" = 1 ] && [ "$i" -gt 0 ] && ok fault.inject "fault_inject=1 refuses a NOWAIT overwrite with EAGAIN" ||
 	nok fault.inject "fault_inject=1 refuses a NOWAIT overwrite with EAGAIN" "refused vs $r/$i"
 
+# nowait-aio-probe (installed by make install) tells module / none
+echo x > /mnt/ext4/probe.dat; echo x > /mnt/tmpfs/probe.dat
+p1=$(/usr/sbin/nowait-aio-probe /mnt/ext4/probe.dat); r1=$?
+p2=$(/usr/sbin/nowait-aio-probe /mnt/tmpfs/probe.dat); r2=$?
+echo 0 > $k/enabled
+p3=$(/usr/sbin/nowait-aio-probe /mnt/ext4/probe.dat 2>&1); r3=$?
+echo 1 > $k/enabled
+case "$r1:$p1" in 0:*": module "*) a=1 ;; *) a=0 ;; esac
+case "$r2:$p2" in 1:*"none: "*) b=1 ;; *) b=0 ;; esac
+case "$r3:$p3" in 1:*"disabled"*) d=1 ;; *) d=0 ;; esac
+[ $a$b$d = 111 ] && ok probe.tool "nowait-aio-probe says module on ext4, none on tmpfs, disabled with enabled=0" ||
+	nok probe.tool "nowait-aio-probe says module on ext4, none on tmpfs, disabled with enabled=0" "[$r1 $p1] [$r2 $p2] [$r3 $p3]"
+
 # unload and load again N times while direct I/O with and without
 # NOWAIT runs; the kernel log must stay clean (judged by the host)
 n=${NW_UNLOAD_CYCLES:-50}
@@ -101,7 +114,7 @@ iopid=$!
 cycles=0
 for i in $(seq $n); do
 	rmmod nowait_aio 2>/tmp/rmmod.err || break
-	insmod /nowait_aio.ko 2>/tmp/insmod.err || break
+	modprobe nowait_aio 2>/tmp/insmod.err || break
 	cycles=$i
 done
 touch /tmp/stop-io

@@ -51,6 +51,7 @@ mode=stock
 [ $native = 1 ] && mode=native
 [ "$MODULE" = 1 ] && mode=module
 
+[ "${NOWAIT_BENCH:-0}" = 1 ] && mode=$mode-bench
 out=${NOWAIT_OUT:-$top/test/vm/out}/$KVER-$mode
 rm -rf "$out"
 mkdir -p "$out"
@@ -72,7 +73,17 @@ cp "$top/test/vm/init.sh" "$root/init"
 chmod +x "$root/init"
 cp "$top/test/conformance/nwconf" "$top/test/conformance/nwconf32" "$root/"
 cp "$top/test/vm/module-checks.sh" "$root/module-checks.sh"
+cp "$top/test/bench/guest.sh" "$root/bench.sh"
 { [ "$MODULE" = 1 ] || [ $refuse = 1 ]; } && cp "$top/module/nowait_aio.ko" "$root/nowait_aio.ko"
+if [ "$MODULE" = 1 ]; then
+	# the README's install path: make install into the guest's root, so
+	# that the guest loads the module with modprobe
+	rm -f "$top/tools/nowait-aio-probe"
+	make -s -C "$top" install KDIR="$kdir" DESTDIR="$root" PREFIX=/usr \
+		TOOLS_LDFLAGS=-static >"$out/install.log" 2>&1 ||
+		{ cat "$out/install.log" >&2; die "make install into the guest root failed"; }
+	rm -f "$top/tools/nowait-aio-probe"
+fi
 if [ -n "$modsrc" ]; then
 	# Debian builds drivers and filesystems as modules: copy what the suite
 	# needs with its dependencies, and let depmod write modules.dep.
@@ -126,7 +137,12 @@ mkdir -p "$out/9p"
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1 nokaslr"
 nwmod=$MODULE
 [ $refuse = 1 ] && nwmod=refuse
-cmdline="$cmdline NW_MODULE=$nwmod NW_CASES=$CASES"
+cmdline="$cmdline NW_MODULE=$nwmod NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all}"
+qextra=""
+if [ "${NOWAIT_BENCH:-0}" = 1 ]; then
+	# guest time counts instructions; fio comes from the host's root
+	qextra="-icount shift=0,sleep=off -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,id=hostroot"
+fi
 timeout --foreground "$vm_timeout" qemu-system-x86_64 -accel tcg -m 1024 -smp 1 \
 	-display none -monitor none -no-reboot \
 	-kernel "$bzimage" -initrd "$out/initramfs.cpio.gz" -append "$cmdline" \
@@ -134,7 +150,7 @@ timeout --foreground "$vm_timeout" qemu-system-x86_64 -accel tcg -m 1024 -smp 1 
 	-drive file="$out/ext4.img",format=raw,if=virtio \
 	-drive file="$out/xfs.img",format=raw,if=virtio \
 	-drive file="$out/btrfs.img",format=raw,if=virtio \
-	-virtfs local,path="$out/9p",mount_tag=host9p,security_model=none,id=host9p \
+	-virtfs local,path="$out/9p",mount_tag=host9p,security_model=none,id=host9p $qextra \
 	</dev/null >"$out/qemu.log" 2>&1 &
 qpid=$!
 tail -n +1 -f "$out/results.log" --pid=$qpid | grep -v -E '^(nwsuite-done|[0-9]+ passed, )' &
