@@ -22,7 +22,6 @@
 #include <linux/eventfd.h>
 #include <linux/file.h>
 #include <linux/sched.h>
-#include <linux/spinlock.h>
 
 #include "nowait_aio.h"
 
@@ -33,53 +32,14 @@ ssize_t (*nw_orig_aio_write)(struct kiocb *, struct iocb *, bool, bool);
 
 /* One substituted iocb being submitted by one task. */
 struct nw_subst {
-	struct task_struct *task;
+	struct nw_mark mark;	/* first: found by the task's mark */
 	unsigned int flags;
 	struct iocb *kcopy;
 	struct iocb __user *uptr;
 	nw_addr_limit_t user_limit;
-	struct nw_subst *next;
 };
 
-static atomic_t nw_subst_active = ATOMIC_INIT(0);
-static DEFINE_SPINLOCK(nw_subst_lock);
-static struct nw_subst *nw_subst_list;
-
-static void nw_subst_push(struct nw_subst *s)
-{
-	spin_lock(&nw_subst_lock);
-	s->next = nw_subst_list;
-	nw_subst_list = s;
-	spin_unlock(&nw_subst_lock);
-	atomic_inc(&nw_subst_active);
-}
-
-static void nw_subst_pop(struct nw_subst *s)
-{
-	struct nw_subst **p;
-
-	spin_lock(&nw_subst_lock);
-	for (p = &nw_subst_list; *p; p = &(*p)->next) {
-		if (*p == s) {
-			*p = s->next;
-			break;
-		}
-	}
-	spin_unlock(&nw_subst_lock);
-	atomic_dec(&nw_subst_active);
-}
-
-static struct nw_subst *nw_subst_find(void)
-{
-	struct nw_subst *s;
-
-	spin_lock(&nw_subst_lock);
-	for (s = nw_subst_list; s; s = s->next)
-		if (s->task == current)
-			break;
-	spin_unlock(&nw_subst_lock);
-	return s;
-}
+static struct nw_marks nw_subst_marks = NW_MARKS_INIT(nw_subst_marks);
 
 void nw_apply_rw_flags(struct kiocb *iocb, unsigned int flags)
 {
@@ -126,7 +86,7 @@ static ssize_t nw_aio_rw(struct kiocb *req, struct iocb *iocb, bool vectored,
 			 ssize_t (*orig)(struct kiocb *, struct iocb *, bool,
 					 bool))
 {
-	struct nw_subst *s = nw_subst_find();
+	struct nw_subst *s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);
 	nw_addr_limit_t kernel_limit;
 	unsigned int flags;
 	bool deferred = false;
@@ -163,7 +123,7 @@ ssize_t nw_aio_read(struct kiocb *req, struct iocb *iocb, bool vectored,
 	ssize_t ret;
 
 	nw_enter();
-	if (likely(!atomic_read(&nw_subst_active)))
+	if (likely(!atomic_read(&nw_subst_marks.active)))
 		ret = nw_orig_aio_read(req, iocb, vectored, compat);
 	else
 		ret = nw_aio_rw(req, iocb, vectored, compat, nw_orig_aio_read);
@@ -177,7 +137,7 @@ ssize_t nw_aio_write(struct kiocb *req, struct iocb *iocb, bool vectored,
 	ssize_t ret;
 
 	nw_enter();
-	if (likely(!atomic_read(&nw_subst_active)))
+	if (likely(!atomic_read(&nw_subst_marks.active)))
 		ret = nw_orig_aio_write(req, iocb, vectored, compat);
 	else
 		ret = nw_aio_rw(req, iocb, vectored, compat, nw_orig_aio_write);
@@ -242,7 +202,6 @@ static long nw_submit_flagged(aio_context_t ctx_id,
 	struct iocb kcopy = *copy;
 	struct iocb __user *ptrs[1];
 	struct nw_subst s = {
-		.task = current,
 		.flags = NW_IOCB_RW_FLAGS(copy),
 		.kcopy = &kcopy,
 		.uptr = uptr,
@@ -259,12 +218,12 @@ static long nw_submit_flagged(aio_context_t ctx_id,
 
 	NW_IOCB_RW_FLAGS(&kcopy) = 0;
 	ptrs[0] = (struct iocb __user *)&kcopy;
-	nw_subst_push(&s);
+	nw_mark_push(&nw_subst_marks, &s.mark);
 	s.user_limit = nw_kernel_ds_enter();
 	ret = nw_orig_do_io_submit(ctx_id, 1,
 				   (struct iocb __user *__user *)ptrs, compat);
 	nw_addr_limit_restore(s.user_limit);
-	nw_subst_pop(&s);
+	nw_mark_pop(&nw_subst_marks, &s.mark);
 	return ret;
 }
 

@@ -29,7 +29,6 @@
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/sched.h>
-#include <linux/spinlock.h>
 
 #include "nowait_aio.h"
 
@@ -42,66 +41,15 @@ void *nw_blkdev_bio_end_io;
 void *nw_blkdev_bio_end_io_simple;
 bool (*nw_blk_mq_has_free_tags)(struct blk_mq_tags *tags);
 
-/* Tasks inside a NOWAIT raw block-device write. */
-struct nw_blk_task {
-	struct task_struct *task;
-	struct nw_blk_task *next;
-};
-
-static atomic_t nw_blk_active = ATOMIC_INIT(0);
-static DEFINE_SPINLOCK(nw_blk_lock);
-static struct nw_blk_task *nw_blk_tasks;
-
-void nw_blk_nowait_begin(struct nw_blk_task_slot *slot)
-{
-	struct nw_blk_task *t = (struct nw_blk_task *)slot;
-	unsigned long flags;
-
-	BUILD_BUG_ON(sizeof(struct nw_blk_task) > sizeof(*slot));
-	t->task = current;
-	spin_lock_irqsave(&nw_blk_lock, flags);
-	t->next = nw_blk_tasks;
-	nw_blk_tasks = t;
-	spin_unlock_irqrestore(&nw_blk_lock, flags);
-	atomic_inc(&nw_blk_active);
-}
-
-void nw_blk_nowait_end(struct nw_blk_task_slot *slot)
-{
-	struct nw_blk_task *t = (struct nw_blk_task *)slot, **p;
-	unsigned long flags;
-
-	spin_lock_irqsave(&nw_blk_lock, flags);
-	for (p = &nw_blk_tasks; *p; p = &(*p)->next) {
-		if (*p == t) {
-			*p = t->next;
-			break;
-		}
-	}
-	spin_unlock_irqrestore(&nw_blk_lock, flags);
-	atomic_dec(&nw_blk_active);
-}
+struct nw_marks nw_blk_marks = NW_MARKS_INIT(nw_blk_marks);
 
 /* Is @bio a data write of the current task's NOWAIT block-device write? */
 static bool nw_bio_is_nowait(struct bio *bio)
 {
-	struct nw_blk_task *t;
-	unsigned long flags;
-	bool found = false;
-
-	if (!bio || bio_op(bio) != REQ_OP_WRITE ||
-	    (bio->bi_end_io != nw_blkdev_bio_end_io &&
-	     bio->bi_end_io != nw_blkdev_bio_end_io_simple))
-		return false;
-	spin_lock_irqsave(&nw_blk_lock, flags);
-	for (t = nw_blk_tasks; t; t = t->next) {
-		if (t->task == current) {
-			found = true;
-			break;
-		}
-	}
-	spin_unlock_irqrestore(&nw_blk_lock, flags);
-	return found;
+	return bio && bio_op(bio) == REQ_OP_WRITE &&
+	       (bio->bi_end_io == nw_blkdev_bio_end_io ||
+		bio->bi_end_io == nw_blkdev_bio_end_io_simple) &&
+	       nw_mark_find(&nw_blk_marks);
 }
 
 struct request *nw_get_request(struct request_queue *q, unsigned int op,
@@ -110,7 +58,7 @@ struct request *nw_get_request(struct request_queue *q, unsigned int op,
 	struct request *rq;
 
 	nw_enter();
-	if (likely(!atomic_read(&nw_blk_active)) ||
+	if (likely(!atomic_read(&nw_blk_marks.active)) ||
 	    !nw_check_on[NW_CHECK_CONGESTION] || !nw_bio_is_nowait(bio)) {
 		rq = nw_orig_get_request(q, op, bio, gfp_mask);
 	} else {
@@ -133,7 +81,7 @@ struct request *nw_blk_mq_sched_get_request(struct request_queue *q,
 	bool nowait;
 
 	nw_enter();
-	nowait = unlikely(atomic_read(&nw_blk_active)) &&
+	nowait = unlikely(atomic_read(&nw_blk_marks.active)) &&
 		 nw_check_on[NW_CHECK_CONGESTION] && nw_bio_is_nowait(bio);
 	if (nowait)
 		nw_blk_mq_alloc_data_set_nowait(data);

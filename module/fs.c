@@ -230,12 +230,12 @@ static ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 	} else {
 		ret = nw_write_checks(iocb, from, fs);
 		if (!ret && fs == NW_FS_BLKDEV) {
-			struct nw_blk_task_slot slot;
+			struct nw_mark mark;
 
 			/* its one bio allocates a request without waiting */
-			nw_blk_nowait_begin(&slot);
+			nw_mark_push(&nw_blk_marks, &mark);
 			ret = orig(iocb, from);
-			nw_blk_nowait_end(&slot);
+			nw_mark_pop(&nw_blk_marks, &mark);
 		} else if (!ret) {
 			ret = orig(iocb, from);
 		}

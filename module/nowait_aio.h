@@ -9,6 +9,7 @@
 #include <linux/atomic.h>
 #include <linux/fs.h>
 #include <linux/percpu.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uio.h>
 #include "compat.h"
@@ -94,14 +95,29 @@ void nw_defer_sync_cancel(struct kiocb *req);
 int nw_sync_init(void);
 void nw_sync_exit(void);
 
-/* --- the block layer --- */
-struct nw_blk_task_slot {
-	void *p[2];
+/* --- per-task marks (task.c) --- */
+struct nw_mark {
+	struct task_struct *task;
+	struct nw_mark *next;
 };
+
+struct nw_marks {
+	spinlock_t lock;
+	struct nw_mark *head;
+	atomic_t active;
+};
+
+#define NW_MARKS_INIT(name) { \
+	.lock = __SPIN_LOCK_UNLOCKED(name.lock), .active = ATOMIC_INIT(0) }
+
+void nw_mark_push(struct nw_marks *m, struct nw_mark *mark);
+void nw_mark_pop(struct nw_marks *m, struct nw_mark *mark);
+struct nw_mark *nw_mark_find(struct nw_marks *m);
+
+/* --- the block layer --- */
 struct request_queue;
 struct blk_mq_tags;
-void nw_blk_nowait_begin(struct nw_blk_task_slot *slot);
-void nw_blk_nowait_end(struct nw_blk_task_slot *slot);
+extern struct nw_marks nw_blk_marks;	/* inside a NOWAIT blkdev write */
 bool nw_queue_is_stacked(struct request_queue *q);
 bool nw_queue_has_room(struct request_queue *q);
 bool nw_blkdev_single_bio(struct request_queue *q, struct iov_iter *from);
