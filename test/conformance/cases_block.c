@@ -108,8 +108,19 @@ static void queue_full(struct nw_ctx *c, int queue_mode)
 	t0 = now_ms();
 	submit = io_submit(ctx, 1, &cbs[fill]);
 	t1 = now_ms();
-	printf("# %s: NOWAIT io_submit on a full queue took %.1f ms (completion_nsec %ld ms)\n",
-	       c->id, t1 - t0, COMPLETION_NSEC / 1000000);
+	{
+		char cnt[32] = "-";
+		FILE *f = fopen(NOWAIT_AIO_SYSFS "/eagain_congestion", "r");
+
+		if (f) {
+			if (!fgets(cnt, sizeof(cnt), f))
+				snprintf(cnt, sizeof(cnt), "?");
+			cnt[strcspn(cnt, "\n")] = 0;
+			fclose(f);
+		}
+		printf("# %s: NOWAIT io_submit on a full queue took %.1f ms (completion_nsec %ld ms); module eagain_congestion %s\n",
+		       c->id, t1 - t0, COMPLETION_NSEC / 1000000, cnt);
+	}
 	fflush(stdout);
 	/* the refusal is a completion, like every ->write_iter error */
 	if (!nw_expect_res(c, "io_submit", 1, submit))
