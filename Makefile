@@ -2,6 +2,7 @@
 #
 #   make module [KDIR=<built kernel tree>]   build module/nowait_aio.ko
 #   make tools                               build tools/nowait-aio-probe
+#   make lib                                 build lib/libnowait.{a,so}
 #   sudo make install                        install module (runs depmod),
 #                                            header and probe tool
 #   make check                               all tests (see README)
@@ -23,11 +24,18 @@ module:
 
 tools: tools/nowait-aio-probe
 
+lib:
+	$(MAKE) -C lib
+
 tools/nowait-aio-probe: tools/nowait-aio-probe.c include/nowait_aio.h
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude $(TOOLS_LDFLAGS) -o $@ $<
 
-install: tools
+install: tools lib
 	install -D -m 0644 include/nowait_aio.h $(DESTDIR)$(PREFIX)/include/nowait_aio.h
+	install -D -m 0644 include/libnowait.h $(DESTDIR)$(PREFIX)/include/libnowait.h
+	install -D -m 0644 lib/libnowait.a $(DESTDIR)$(PREFIX)/lib/libnowait.a
+	install -D -m 0755 lib/libnowait.so $(DESTDIR)$(PREFIX)/lib/libnowait.so.0
+	ln -sf libnowait.so.0 $(DESTDIR)$(PREFIX)/lib/libnowait.so
 	install -D -m 0755 tools/nowait-aio-probe $(DESTDIR)$(PREFIX)/sbin/nowait-aio-probe
 ifeq ($(NATIVE),1)
 	@echo "nowait-aio: kernel $(KREL) has native RWF_NOWAIT (4.13+); the module is not needed and was not installed."
@@ -56,8 +64,9 @@ conformance:
 
 clean:
 	$(MAKE) -C test/conformance clean
+	$(MAKE) -C lib clean
 	rm -rf test/vm/out tools/nowait-aio-probe
 	rm -f module/*.o module/*.ko module/*.mod* module/.*.cmd module/modules.order
 	rm -f Module.symvers modules.order .*.cmd
 
-.PHONY: module tools install check vm-check unit bench conformance clean
+.PHONY: module tools lib install check vm-check unit bench conformance clean
