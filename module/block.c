@@ -95,6 +95,26 @@ struct request *nw_blk_mq_sched_get_request(struct request_queue *q,
 	return rq;
 }
 
+static bool nw_perbio_mq, nw_perbio_legacy;
+
+/*
+ * Per-bio no-wait allocation needs the block device's own DIO completion
+ * (4.10+, which passes a bio's error through) and the allocation hook for
+ * the queue's kind; otherwise raw devices are decided before issuing too.
+ */
+void nw_blk_setup(void)
+{
+	bool bios = nw_blkdev_bio_end_io && nw_blkdev_bio_end_io_simple;
+
+	nw_perbio_mq = bios && nw_hook_live("blk_mq_sched_get_request");
+	nw_perbio_legacy = bios && nw_hook_live("get_request");
+}
+
+bool nw_perbio_nowait(struct request_queue *q)
+{
+	return q->mq_ops ? nw_perbio_mq : nw_perbio_legacy;
+}
+
 /* A make_request-based (stacked) queue: dm, md, and the like. */
 bool nw_queue_is_stacked(struct request_queue *q)
 {
@@ -107,9 +127,12 @@ bool nw_queue_has_room(struct request_queue *q)
 	if (q->mq_ops) {
 		struct blk_mq_hw_ctx *hctx;
 
+		struct blk_mq_tags *sched;
+
 		hctx = q->queue_hw_ctx[q->mq_map[raw_smp_processor_id()]];
-		if (q->elevator && hctx->sched_tags)
-			return nw_blk_mq_has_free_tags(hctx->sched_tags);
+		sched = nw_hctx_sched_tags(q, hctx);
+		if (sched && nw_blk_mq_has_free_tags)
+			return nw_blk_mq_has_free_tags(sched);
 		return blk_mq_can_queue(hctx);
 	}
 	if (q->request_fn)

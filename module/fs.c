@@ -26,7 +26,6 @@ ssize_t (*nw_orig_xfs_file_write_iter)(struct kiocb *, struct iov_iter *);
 ssize_t (*nw_orig_btrfs_file_write_iter)(struct kiocb *, struct iov_iter *);
 ssize_t (*nw_orig_blkdev_write_iter)(struct kiocb *, struct iov_iter *);
 ssize_t (*nw_orig_xfs_file_read_iter)(struct kiocb *, struct iov_iter *);
-ssize_t (*nw_orig_ext4_file_read_iter)(struct kiocb *, struct iov_iter *);
 
 enum nw_fs_kind { NW_FS_EXT4, NW_FS_XFS, NW_FS_BTRFS, NW_FS_BLKDEV };
 
@@ -36,7 +35,6 @@ static ssize_t nw_eagain(enum nw_counter why)
 	return -EAGAIN;
 }
 
-static bool nw_rwsem_free_shared(struct inode *inode);
 static bool nw_rwsem_free_excl(struct inode *inode)
 {
 	if (!down_write_trylock(&inode->i_rwsem))
@@ -150,13 +148,19 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 		nw_count(NW_CNT_EOPNOTSUPP);
 		return -EOPNOTSUPP;
 	}
-	if (fs == NW_FS_BLKDEV) {
-		/* one bio, never split: EAGAIN means nothing was written */
-		if (nw_check_on[NW_CHECK_CONGESTION] &&
-		    !nw_blkdev_single_bio(q, from))
+	if (fs == NW_FS_BLKDEV && nw_check_on[NW_CHECK_CONGESTION]) {
+		if (nw_perbio_nowait(q)) {
+			/* one bio, never split: EAGAIN means nothing written */
+			if (!nw_blkdev_single_bio(q, from))
+				return nw_eagain(NW_CNT_EAGAIN_CONGESTION);
+		} else if (!nw_queue_has_room(q)) {
+			/* DIO through fs/direct-io.c (< 4.10): decide now */
 			return nw_eagain(NW_CNT_EAGAIN_CONGESTION);
+		}
 		return 0;
 	}
+	if (fs == NW_FS_BLKDEV)
+		return 0;
 
 	unaligned = fs == NW_FS_XFS &&
 		    ((iocb->ki_pos | count) & (i_blocksize(inode) - 1));
@@ -218,6 +222,13 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 	return 0;
 }
 
+static bool nw_blkdev_perbio(struct kiocb *iocb)
+{
+	struct block_device *bdev = I_BDEV(iocb->ki_filp->f_mapping->host);
+
+	return nw_perbio_nowait(bdev_get_queue(bdev));
+}
+
 static ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 			     enum nw_fs_kind fs,
 			     ssize_t (*orig)(struct kiocb *, struct iov_iter *))
@@ -229,7 +240,7 @@ static ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 		ret = orig(iocb, from);
 	} else {
 		ret = nw_write_checks(iocb, from, fs);
-		if (!ret && fs == NW_FS_BLKDEV) {
+		if (!ret && fs == NW_FS_BLKDEV && nw_blkdev_perbio(iocb)) {
 			struct nw_mark mark;
 
 			/* its one bio allocates a request without waiting */
@@ -272,7 +283,7 @@ ssize_t nw_blkdev_write_iter(struct kiocb *iocb, struct iov_iter *from)
  * Is the inode's i_rwsem (XFS's IOLOCK) free for a shared taker right now?
  * Taken and dropped at once: the kernel's own path then takes it.
  */
-static bool nw_rwsem_free_shared(struct inode *inode)
+bool nw_rwsem_free_shared(struct inode *inode)
 {
 	if (!down_read_trylock(&inode->i_rwsem))
 		return false;
@@ -282,11 +293,9 @@ static bool nw_rwsem_free_shared(struct inode *inode)
 
 /*
  * NOWAIT reads that would sleep on the inode lock: XFS takes its IOLOCK for
- * every read (4.13 tries it); ext4 takes i_rwsem shared for direct reads,
- * which 4.14 still slept on and 5.5 tries (b1b4705d54ab "ext4: introduce
- * direct I/O read using iomap infrastructure").  The page-cache rule for
- * ext4 reads is in the generic_file_read_iter hook; XFS direct reads do not
- * go there (iomap), so it is checked here.
+ * every read (4.13 tries it).  (ext4's direct-read lock is checked in the
+ * generic_file_read_iter hook.)  XFS direct reads do not go through
+ * generic_file_read_iter (iomap), so the page-cache rule is checked here.
  */
 static ssize_t nw_read_iter(struct kiocb *iocb, struct iov_iter *to,
 			    bool direct_only, bool check_pagecache,
@@ -326,7 +335,3 @@ ssize_t nw_xfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	return nw_read_iter(iocb, to, false, true, nw_orig_xfs_file_read_iter);
 }
 
-ssize_t nw_ext4_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
-{
-	return nw_read_iter(iocb, to, true, false, nw_orig_ext4_file_read_iter);
-}

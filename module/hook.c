@@ -16,6 +16,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 
 #include "nowait_aio.h"
 
@@ -35,6 +36,40 @@ static NW_FTRACE_THUNK(nw_thunk)
 /* ftrace_location() is not exported; the engine needs it to check sites */
 static unsigned long (*nw_ftrace_location)(unsigned long ip);
 
+static struct nw_hook *nw_hook_find(struct nw_hook *hooks, size_t n,
+				     const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(hooks[i].name, name))
+			return &hooks[i];
+	return NULL;
+}
+
+static void nw_hook_resolve_one(struct nw_hook *h)
+{
+	h->addr = nw_lookup_name(h->name);
+	h->live = false;
+	h->off_reason = NULL;
+	if (!h->addr) {
+		h->off_reason = "symbol not found (inlined or absent)";
+	} else if (h->wrapper && nw_ftrace_location(h->addr) != h->addr) {
+		h->off_reason = "no ftrace site at its entry";
+		h->addr = 0;
+	}
+	if (h->addr)
+		*h->orig = (void *)(h->wrapper ? h->addr + NW_FENTRY_SIZE :
+				    h->addr);
+}
+
+/*
+ * Resolve every entry before anything is installed.  An entry with alt_of
+ * is used only when the entry it stands in for is absent (the same hook
+ * point on another kernel's code).  A missing required symbol fails the
+ * load; a missing check's symbol turns that check off; a missing optional
+ * one only turns off the refinement it serves.
+ */
 int nw_hooks_resolve(struct nw_hook *hooks, size_t n)
 {
 	size_t i;
@@ -45,38 +80,67 @@ int nw_hooks_resolve(struct nw_hook *hooks, size_t n)
 		pr_err("required symbol ftrace_location not found; not loading\n");
 		return -ENOENT;
 	}
-
+	for (i = 0; i < n; i++)
+		nw_hook_resolve_one(&hooks[i]);
 	for (i = 0; i < n; i++) {
-		struct nw_hook *h = &hooks[i];
+		struct nw_hook *h = &hooks[i], *primary = NULL;
+		int check = h->check;
 
-		h->addr = nw_lookup_name(h->name);
-		h->live = false;
-		h->off_reason = NULL;
-		if (!h->addr) {
-			h->off_reason = "symbol not found (inlined or absent)";
-		} else if (h->wrapper &&
-			   nw_ftrace_location(h->addr) != h->addr) {
-			h->off_reason = "no ftrace site at its entry";
+		if (h->alt_of)
+			primary = nw_hook_find(hooks, n, h->alt_of);
+		if (primary && primary->addr) {
+			/* not needed here: the primary hook point exists */
 			h->addr = 0;
-		}
-		if (h->addr) {
-			*h->orig = (void *)(h->wrapper ?
-					    h->addr + NW_FENTRY_SIZE : h->addr);
+			h->off_reason = "not needed (primary hook point present)";
 			continue;
 		}
-		if (h->check < 0) {
+		if (h->addr)
+			continue;
+		/* a primary whose stand-in resolved is not missing */
+		{
+			size_t j;
+			bool covered = false;
+
+			for (j = 0; j < n; j++)
+				if (hooks[j].alt_of &&
+				    !strcmp(hooks[j].alt_of, h->name) &&
+				    hooks[j].addr)
+					covered = true;
+			if (covered) {
+				h->off_reason = "absent; its stand-in is used";
+				continue;
+			}
+		}
+		if (check == NW_REQUIRED) {
 			pr_err("required symbol %s (%s): %s; not loading\n",
 			       h->name, h->why, h->off_reason);
 			err = -ENOENT;
+		} else if (check == NW_OPTIONAL) {
+			pr_info("symbol %s (%s): %s; that refinement is off\n",
+				h->name, h->why, h->off_reason);
 		} else {
-			nw_check_on[h->check] = false;
-			nw_check_avail[h->check] = false;
+			nw_check_on[check] = false;
+			nw_check_avail[check] = false;
 			pr_warn("symbol %s (%s): %s; check '%s' is off\n",
 				h->name, h->why, h->off_reason,
-				nw_check_names[h->check]);
+				nw_check_names[check]);
 		}
 	}
 	return err;
+}
+
+bool nw_hook_live(const char *name)
+{
+	struct nw_hook *h = nw_hook_find(nw_hooks, nw_nr_hooks, name);
+
+	return h && h->live;
+}
+
+bool nw_sym_resolved(const char *name)
+{
+	struct nw_hook *h = nw_hook_find(nw_hooks, nw_nr_hooks, name);
+
+	return h && h->addr;
 }
 
 static int nw_hook_install(struct nw_hook *h)
@@ -170,7 +234,7 @@ size_t nw_features_show(char *buf, size_t len)
 		const struct nw_hook *h = &nw_hooks[i];
 
 		if (!h->wrapper && h->addr)
-			continue;
+			continue;	/* resolved helper symbols */
 		off += scnprintf(buf + off, len - off, "hook %s %s%s%s\n",
 				 h->name, h->live ? "live" :
 				 h->addr ? "resolved" : "off",

@@ -46,35 +46,40 @@ bool nw_inject_eagain(void)
 #define NW_HOOK(sym, check, why) \
 	{ #sym, nw_##sym, (void **)&nw_orig_##sym, check, why }
 #define NW_SYM(sym, ptr, why) \
-	{ #sym, NULL, (void **)&ptr, -1, why }
+	{ #sym, NULL, (void **)&ptr, NW_REQUIRED, why }
 #define NW_SYM_FOR(sym, ptr, check, why) \
 	{ #sym, NULL, (void **)&ptr, check, why }
+#define NW_HOOK_ALT(sym, primary, why) \
+	{ #sym, nw_##sym, (void **)&nw_orig_##sym, NW_REQUIRED, why, primary }
 
 struct nw_hook nw_hooks[] = {
 	NW_SYM(rw_verify_area, nw_rw_verify_area, "preadv2/pwritev2 checks"),
-	NW_HOOK(do_io_submit, -1, "io_submit: aio_rw_flags"),
-	NW_HOOK(aio_read, -1, "io_submit: flags onto read requests"),
-	NW_HOOK(aio_write, -1, "io_submit: flags onto write requests"),
+	NW_HOOK(do_io_submit, NW_REQUIRED, "io_submit: aio_rw_flags"),
+	NW_HOOK(aio_read, NW_REQUIRED, "io_submit: flags onto read requests"),
+	NW_HOOK(aio_write, NW_REQUIRED, "io_submit: flags onto write requests"),
 	{ "__do_readv_writev", nw_do_readv_writev,
-	  (void **)&nw_orig_do_readv_writev, -1,
+	  (void **)&nw_orig_do_readv_writev, NW_REQUIRED,
 	  "preadv2/pwritev2: RWF_NOWAIT" },
-	NW_HOOK(generic_file_read_iter, -1, "NOWAIT reads"),
+	/* before 4.10: the per-call kiocb setup is its own function */
+	NW_HOOK_ALT(do_iter_readv_writev, "__do_readv_writev",
+		    "preadv2/pwritev2: RWF_NOWAIT"),
+	NW_HOOK(generic_file_read_iter, NW_REQUIRED, "NOWAIT reads"),
 	NW_HOOK(ext4_file_write_iter, NW_CHECK_LOCK, "ext4 NOWAIT writes"),
 	NW_HOOK(xfs_file_write_iter, NW_CHECK_LOCK, "XFS NOWAIT writes"),
-	NW_HOOK(ext4_file_read_iter, NW_CHECK_LOCK, "ext4 NOWAIT direct reads"),
 	NW_HOOK(xfs_file_read_iter, NW_CHECK_LOCK, "XFS NOWAIT reads"),
 	NW_HOOK(btrfs_file_write_iter, NW_CHECK_LOCK, "btrfs NOWAIT writes"),
-	NW_HOOK(blkdev_write_iter, -1, "block device NOWAIT writes"),
-	NW_SYM_FOR(blkdev_bio_end_io, nw_blkdev_bio_end_io, NW_CHECK_CONGESTION,
-		   "recognise block-device DIO bios"),
+	NW_HOOK(blkdev_write_iter, NW_REQUIRED, "block device NOWAIT writes"),
+	NW_SYM_FOR(blkdev_bio_end_io, nw_blkdev_bio_end_io, NW_OPTIONAL,
+		   "block-device DIO bios (4.10+): no-wait allocation"),
 	NW_SYM_FOR(blkdev_bio_end_io_simple, nw_blkdev_bio_end_io_simple,
-		   NW_CHECK_CONGESTION, "recognise block-device DIO bios"),
-	NW_SYM_FOR(blk_mq_has_free_tags, nw_blk_mq_has_free_tags,
-		   NW_CHECK_CONGESTION, "free scheduler tags"),
-	NW_HOOK(get_request, NW_CHECK_CONGESTION,
+		   NW_OPTIONAL,
+		   "block-device DIO bios (4.10+): no-wait allocation"),
+	NW_SYM_FOR(blk_mq_has_free_tags, nw_blk_mq_has_free_tags, NW_OPTIONAL,
+		   "free scheduler tags"),
+	NW_HOOK(get_request, NW_OPTIONAL,
 		"legacy queues: request without waiting"),
-	NW_HOOK(blk_mq_sched_get_request, NW_CHECK_CONGESTION,
-		"blk-mq: tag without waiting"),
+	NW_HOOK(blk_mq_sched_get_request, NW_OPTIONAL,
+		"blk-mq (4.11+): tag without waiting"),
 };
 const size_t nw_nr_hooks = ARRAY_SIZE(nw_hooks);
 
@@ -107,6 +112,7 @@ static int __init nw_init(void)
 	err = nw_hooks_install(nw_hooks, nw_nr_hooks);
 	if (err)
 		goto err_sysfs;
+	nw_blk_setup();
 	pr_info("version %s loaded on %s: RWF_NOWAIT for io_submit and preadv2/pwritev2\n",
 		NOWAIT_AIO_VERSION, utsname()->release);
 	return 0;

@@ -54,8 +54,10 @@ struct nw_hook {
 	const char *name;	/* kernel symbol */
 	void *wrapper;		/* NULL: resolve only, do not hook */
 	void **orig;		/* receives the callable original */
-	int check;		/* -1: required; else enum nw_check it serves */
+	int check;		/* NW_REQUIRED, NW_OPTIONAL, or the enum
+				 * nw_check switched off when it is missing */
 	const char *why;	/* what the hook is for, for dmesg/features */
+	const char *alt_of;	/* stands in for this entry when it is absent */
 	/* filled in by the engine */
 	unsigned long addr;
 	bool live;
@@ -63,7 +65,12 @@ struct nw_hook {
 	struct ftrace_ops ops;
 };
 
+#define NW_REQUIRED	(-1)
+#define NW_OPTIONAL	(-2)	/* a refinement: missing only turns it off */
+
 int nw_hooks_resolve(struct nw_hook *hooks, size_t n);
+bool nw_hook_live(const char *name);
+bool nw_sym_resolved(const char *name);
 int nw_hooks_install(struct nw_hook *hooks, size_t n);
 void nw_hooks_remove(struct nw_hook *hooks, size_t n);
 void nw_hooks_wait_idle(void);
@@ -121,6 +128,8 @@ extern struct nw_marks nw_blk_marks;	/* inside a NOWAIT blkdev write */
 bool nw_queue_is_stacked(struct request_queue *q);
 bool nw_queue_has_room(struct request_queue *q);
 bool nw_blkdev_single_bio(struct request_queue *q, struct iov_iter *from);
+bool nw_perbio_nowait(struct request_queue *q);
+void nw_blk_setup(void);
 struct request *nw_get_request(struct request_queue *q, unsigned int op,
 			       struct bio *bio, gfp_t gfp_mask);
 struct request *nw_blk_mq_sched_get_request(struct request_queue *q,
@@ -152,13 +161,19 @@ ssize_t nw_aio_write(struct kiocb *req, struct iocb *iocb, bool vectored,
 		     bool compat);
 ssize_t nw_do_readv_writev(int type, struct file *file, struct iov_iter *iter,
 			   loff_t *pos, int flags);
+typedef ssize_t (*nw_iter_fn)(struct kiocb *, struct iov_iter *);
+ssize_t nw_do_iter_readv_writev(struct file *file, struct iov_iter *iter,
+				loff_t *pos, nw_iter_fn fn, int flags);
+extern ssize_t (*nw_orig_do_iter_readv_writev)(struct file *,
+					       struct iov_iter *, loff_t *,
+					       nw_iter_fn, int);
+bool nw_rwsem_free_shared(struct inode *inode);
 ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to);
 ssize_t nw_ext4_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
 ssize_t nw_xfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
 ssize_t nw_btrfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
 ssize_t nw_blkdev_write_iter(struct kiocb *iocb, struct iov_iter *from);
 ssize_t nw_xfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to);
-ssize_t nw_ext4_file_read_iter(struct kiocb *iocb, struct iov_iter *to);
 
 extern long (*nw_orig_do_io_submit)(aio_context_t, long,
 				    struct iocb __user *__user *, bool);
@@ -177,8 +192,6 @@ extern ssize_t (*nw_orig_btrfs_file_write_iter)(struct kiocb *iocb,
 extern ssize_t (*nw_orig_blkdev_write_iter)(struct kiocb *iocb,
 					struct iov_iter *iter);
 extern ssize_t (*nw_orig_xfs_file_read_iter)(struct kiocb *iocb,
-					struct iov_iter *iter);
-extern ssize_t (*nw_orig_ext4_file_read_iter)(struct kiocb *iocb,
 					struct iov_iter *iter);
 
 #endif /* NOWAIT_AIO_H */

@@ -22,6 +22,8 @@
 
 ssize_t (*nw_orig_do_readv_writev)(int, struct file *, struct iov_iter *,
 				   loff_t *, int);
+ssize_t (*nw_orig_do_iter_readv_writev)(struct file *, struct iov_iter *,
+					loff_t *, nw_iter_fn, int);
 ssize_t (*nw_orig_generic_file_read_iter)(struct kiocb *, struct iov_iter *);
 ssize_t (*nw_rw_verify_area)(int, struct file *, const loff_t *, size_t);
 
@@ -30,6 +32,14 @@ ssize_t (*nw_rw_verify_area)(int, struct file *, const loff_t *, size_t);
  * at open: ext4 (also serving ext3), XFS, btrfs regular files and block
  * devices.  Everything else gets EOPNOTSUPP, as upstream.
  */
+static bool nw_is_ext4(struct inode *inode)
+{
+	const char *fs = inode->i_sb->s_type->name;
+
+	return S_ISREG(inode->i_mode) &&
+	       (!strcmp(fs, "ext4") || !strcmp(fs, "ext3"));
+}
+
 bool nw_file_nowait_capable(struct file *file)
 {
 	struct inode *inode = file_inode(file);
@@ -106,6 +116,16 @@ ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		goto out;
 	}
 	if (iocb->ki_flags & IOCB_DIRECT) {
+		/*
+		 * ext4 takes i_rwsem shared for direct reads; 4.14 slept
+		 * there, 5.5 tries it (b1b4705d54ab "ext4: introduce direct
+		 * I/O read using iomap infrastructure").
+		 */
+		if (nw_check_on[NW_CHECK_LOCK] && nw_is_ext4(mapping->host) &&
+		    !nw_rwsem_free_shared(mapping->host)) {
+			ret = nw_eagain(NW_CNT_EAGAIN_LOCK);
+			goto out;
+		}
 		if (nw_check_on[NW_CHECK_PAGECACHE] &&
 		    nw_range_has_page(mapping, iocb->ki_pos,
 				      iocb->ki_pos + count - 1)) {
@@ -133,8 +153,8 @@ out:
 }
 
 /* 4.14's do_iter_readv_writev() with kiocb_set_rw_flags() */
-static ssize_t nw_do_iter_readv_writev(struct file *file, struct iov_iter *iter,
-				       loff_t *pos, int type, int flags)
+static ssize_t nw_nowait_iter(struct file *file, struct iov_iter *iter,
+			      loff_t *pos, int type, int flags)
 {
 	struct kiocb kiocb;
 	ssize_t ret;
@@ -175,7 +195,7 @@ static ssize_t nw_readv_writev_nowait(int type, struct file *file,
 		file_start_write(file);
 	if ((type == READ && file->f_op->read_iter) ||
 	    (type == WRITE && file->f_op->write_iter)) {
-		ret = nw_do_iter_readv_writev(file, iter, pos, type, flags);
+		ret = nw_nowait_iter(file, iter, pos, type, flags);
 	} else {
 		/* do_loop_readv_writev() takes no flag but RWF_HIPRI */
 		nw_count(NW_CNT_EOPNOTSUPP);
@@ -203,6 +223,37 @@ ssize_t nw_do_readv_writev(int type, struct file *file, struct iov_iter *iter,
 		ret = nw_orig_do_readv_writev(type, file, iter, pos, flags);
 	else
 		ret = nw_readv_writev_nowait(type, file, iter, pos, flags);
+	nw_exit();
+	return ret;
+}
+
+/*
+ * Before 4.10 the kernel's do_iter_readv_writev(), shared by the native and
+ * compat entries, builds the kiocb from the flags and calls the file's
+ * read_iter/write_iter (@fn): 4.14's kiocb_set_rw_flags() rules go here.
+ */
+ssize_t nw_do_iter_readv_writev(struct file *file, struct iov_iter *iter,
+				loff_t *pos, nw_iter_fn fn, int flags)
+{
+	struct kiocb kiocb;
+	ssize_t ret;
+
+	nw_enter();
+	if (likely(!(flags & RWF_NOWAIT)) || !READ_ONCE(nw_enabled)) {
+		ret = nw_orig_do_iter_readv_writev(file, iter, pos, fn, flags);
+		goto out;
+	}
+	if ((flags & ~NW_RWF_SUPPORTED) || !nw_file_nowait_capable(file)) {
+		nw_count(NW_CNT_EOPNOTSUPP);
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	init_sync_kiocb(&kiocb, file);
+	nw_apply_rw_flags(&kiocb, flags);
+	kiocb.ki_pos = *pos;
+	ret = fn(&kiocb, iter);
+	*pos = kiocb.ki_pos;
+out:
 	nw_exit();
 	return ret;
 }

@@ -149,6 +149,17 @@ static inline void nw_blk_mq_alloc_data_set_nowait(void *data)
 	((struct nw_blk_mq_alloc_data_head *)data)->flags |= BLK_MQ_REQ_NOWAIT;
 }
 
+/* blk-mq scheduler tags (4.11+), where requests come from with an elevator */
+static inline struct blk_mq_tags *nw_hctx_sched_tags(struct request_queue *q,
+						     struct blk_mq_hw_ctx *hctx)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 11, 0)
+	return q->elevator ? hctx->sched_tags : NULL;
+#else
+	return NULL;
+#endif
+}
+
 /* A bio's error: bi_error until 4.12, bi_status from 4.13. */
 static inline void nw_bio_end_eagain(struct bio *bio)
 {
