@@ -92,6 +92,11 @@ static int __init nw_init(void)
 			utsname()->release);
 		return -EOPNOTSUPP;
 	}
+	if (!NW_HAVE_RWF_SYSCALLS) {
+		pr_err("kernel %s predates preadv2 (4.6); this version of nowait_aio supports 4.9 to 4.12, not loading\n",
+		       utsname()->release);
+		return -EOPNOTSUPP;
+	}
 	if (!NW_HAVE_FTRACE_REGS) {
 		pr_err("kernel lacks CONFIG_DYNAMIC_FTRACE_WITH_REGS; cannot hook, not loading\n");
 		return -EOPNOTSUPP;

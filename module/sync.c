@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RWF_DSYNC/RWF_SYNC on an asynchronous direct write through fs/direct-io.c
- * (ext4, btrfs).
+ * RWF_DSYNC/RWF_SYNC on an asynchronous direct write.
  *
  * Before 4.14, do_blockdev_direct_IO() defers the completion of an async
  * DIO to a workqueue only when the *file* is O_DSYNC; a per-request
@@ -33,16 +32,15 @@ static DEFINE_HASHTABLE(nw_sync_hash, 6);
 static DEFINE_SPINLOCK(nw_sync_lock);
 static struct workqueue_struct *nw_sync_wq;
 
-/* Does this file's direct I/O complete through fs/direct-io.c? */
+/*
+ * An asynchronous direct write to a regular file: its completion may run
+ * in interrupt context (fs/direct-io.c: ext4, btrfs, and XFS before 4.10),
+ * so the module syncs it from the workqueue whatever the filesystem.
+ */
 bool nw_needs_deferred_sync(struct kiocb *req)
 {
-	const char *fs = file_inode(req->ki_filp)->i_sb->s_type->name;
-
-	if (!(req->ki_flags & IOCB_DIRECT) || is_sync_kiocb(req) ||
-	    !S_ISREG(file_inode(req->ki_filp)->i_mode))
-		return false;
-	return !strcmp(fs, "ext4") || !strcmp(fs, "ext3") ||
-	       !strcmp(fs, "btrfs");
+	return (req->ki_flags & IOCB_DIRECT) && !is_sync_kiocb(req) &&
+	       S_ISREG(file_inode(req->ki_filp)->i_mode);
 }
 
 static void nw_sync_work(struct work_struct *work)

@@ -28,6 +28,17 @@
 #define NW_IOCB_NOWAIT (1 << 7)
 #endif
 
+/*
+ * preadv2/pwritev2 and their RWF_* flags arrived in 4.6; before that the
+ * kernel's read/write helpers take no flags argument at all, so the
+ * module's preadv2 hooks must not be used there.
+ */
+#ifdef RWF_HIPRI
+#define NW_HAVE_RWF_SYSCALLS 1
+#else
+#define NW_HAVE_RWF_SYSCALLS 0
+#endif
+
 /* iocb->aio_rw_flags was aio_reserved1 before 4.13 */
 #if NW_NATIVE_NOWAIT
 #define NW_IOCB_RW_FLAGS(cb) ((cb)->aio_rw_flags)

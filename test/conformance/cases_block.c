@@ -413,11 +413,26 @@ static void real_error_eio(struct nw_ctx *c)
 	if (load_plain_nullblk(c, 1))
 		return;
 	fd = open("/dev/nullb0", O_RDWR | O_DIRECT);
-	if (fd < 0 || system("cd /sys/kernel/debug/fail_make_request && "
-			     "echo 100 > probability && echo -1 > times && "
-			     "echo 0 > verbose && echo 1 > /sys/block/nullb0/make-it-fail")) {
-		nw_fail(c, "fault injection setup: ok vs failed");
+	if (fd < 0) {
+		nw_fail(c, "open /dev/nullb0: ok vs errno %d", errno);
 		goto out;
+	}
+	{
+		static const char *const steps[] = {
+			"echo 100 > /sys/kernel/debug/fail_make_request/probability",
+			"echo 100000 > /sys/kernel/debug/fail_make_request/times",
+			"echo 0 > /sys/kernel/debug/fail_make_request/verbose",
+			"echo 1 > /sys/block/nullb0/make-it-fail",
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+			if (system(steps[i])) {
+				nw_fail(c, "fault injection setup (%s): ok vs failed",
+					steps[i]);
+				goto out;
+			}
+		}
 	}
 	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
 	nw_expect_res(c, "io_submit", 1, r.submit) &&
