@@ -21,12 +21,14 @@
 static int np, nf;
 static char dir[512];
 
+static const char *prefix = "unit.libnowait";	/* LNW_PREFIX overrides */
+
 #define CHECK(name, cond, ...) do {					\
 	if (cond) {							\
-		printf("ok unit.libnowait.%s\n", name);			\
+		printf("ok %s.%s\n", prefix, name);			\
 		np++;							\
 	} else {							\
-		printf("not ok unit.libnowait.%s: ", name);		\
+		printf("not ok %s.%s: ", prefix, name);			\
 		printf(__VA_ARGS__);					\
 		printf("\n");						\
 		nf++;							\
@@ -107,6 +109,8 @@ int main(int argc, char **argv)
 
 	if (argc != 2)
 		return 2;
+	if (getenv("LNW_PREFIX"))
+		prefix = getenv("LNW_PREFIX");
 	snprintf(dir, sizeof(dir), "%s", argv[1]);
 	if (posix_memalign(&b, BS, BS))
 		return 2;

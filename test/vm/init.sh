@@ -80,6 +80,13 @@ case "$NW_CASES" in
 		/nwconf32 /mnt/ext4/nwconf > $res 2>&1 || rc=1
 	fi ;;
 esac
+# libnowait on this kernel: inline, deferred, fallback, 10k mixed
+case "$NW_CASES" in
+""|lib*)
+	mkdir -p /mnt/ext4/lnw
+	LNW_PREFIX=lib.libnowait /libnowait_test /mnt/ext4/lnw 2>&1 |
+		grep -v ' passed, ' > $res ;;
+esac
 if [ "$NW_MODULE" = 1 ] && { [ -z "$NW_CASES" ] || [ "$NW_CASES" = module ]; }; then
 	sh /module-checks.sh > $res 2>&1
 fi

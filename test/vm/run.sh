@@ -73,6 +73,12 @@ cp "$top/test/vm/init.sh" "$root/init"
 chmod +x "$root/init"
 cp "$top/test/conformance/nwconf" "$top/test/conformance/nwconf32" "$root/"
 cp "$top/test/vm/module-checks.sh" "$root/module-checks.sh"
+# libnowait's tests, static, for the guest (integration on the VM kernel)
+make -s -C "$top/lib" libnowait.a >>"$out/build.log" 2>&1 &&
+	cc -O2 -static -I"$top/include" -o "$root/libnowait_test" \
+		"$top/test/unit/libnowait_test.c" "$top/lib/libnowait.a" \
+		-laio -lpthread >>"$out/build.log" 2>&1 ||
+	die "libnowait tests do not build"
 cp "$top/test/bench/guest.sh" "$root/bench.sh"
 { [ "$MODULE" = 1 ] || [ $refuse = 1 ]; } && cp "$top/module/nowait_aio.ko" "$root/nowait_aio.ko"
 if [ "$MODULE" = 1 ]; then
