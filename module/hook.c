@@ -91,7 +91,8 @@ int nw_hooks_resolve(struct nw_hook *hooks, size_t n)
 		if (primary && primary->addr) {
 			/* not needed here: the primary hook point exists */
 			h->addr = 0;
-			h->off_reason = "not needed (primary hook point present)";
+			h->off_reason =
+				"not needed (primary hook point present)";
 			continue;
 		}
 		if (h->addr)

@@ -54,8 +54,7 @@ struct nw_hook {
 	const char *name;	/* kernel symbol */
 	void *wrapper;		/* NULL: resolve only, do not hook */
 	void **orig;		/* receives the callable original */
-	int check;		/* NW_REQUIRED, NW_OPTIONAL, or the enum
-				 * nw_check switched off when it is missing */
+	int check;		/* NW_REQUIRED, NW_OPTIONAL, or the check */
 	const char *why;	/* what the hook is for, for dmesg/features */
 	const char *alt_of;	/* stands in for this entry when it is absent */
 	/* filled in by the engine */
