@@ -99,7 +99,16 @@ static ssize_t nw_aio_rw(struct kiocb *req, struct iocb *iocb, bool vectored,
 		return -EINVAL;
 	}
 	flags = s->flags;
-	if ((flags & (RWF_DSYNC | RWF_SYNC)) && nw_needs_deferred_sync(req)) {
+	if ((flags & (RWF_DSYNC | RWF_SYNC)) && nw_async_direct_file(req)) {
+		/*
+		 * These kernels would fsync such a write from interrupt
+		 * context; the module syncs it itself where it hooks the
+		 * filesystem's write_iter, and refuses the flag elsewhere.
+		 */
+		if (!nw_needs_deferred_sync(req)) {
+			nw_count(NW_CNT_EOPNOTSUPP);
+			return -EOPNOTSUPP;
+		}
 		if (!nw_defer_sync(req, !(flags & RWF_SYNC)))
 			return -ENOMEM;
 		deferred = true;

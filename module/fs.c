@@ -222,6 +222,22 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 	return 0;
 }
 
+/* Does the module hook this regular file's filesystem's write_iter? */
+bool nw_fs_write_hooked(struct inode *inode)
+{
+	const char *fs = inode->i_sb->s_type->name;
+
+	if (!S_ISREG(inode->i_mode))
+		return false;
+	if (!strcmp(fs, "ext4") || !strcmp(fs, "ext3"))
+		return nw_hook_live("ext4_file_write_iter");
+	if (!strcmp(fs, "xfs"))
+		return nw_hook_live("xfs_file_write_iter");
+	if (!strcmp(fs, "btrfs"))
+		return nw_hook_live("btrfs_file_write_iter");
+	return false;
+}
+
 static bool nw_blkdev_perbio(struct kiocb *iocb)
 {
 	struct block_device *bdev = I_BDEV(iocb->ki_filp->f_mapping->host);
@@ -236,10 +252,13 @@ static ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 	ssize_t ret;
 
 	nw_enter();
-	if (likely(!(iocb->ki_flags & NW_IOCB_NOWAIT))) {
+	if (likely(!(iocb->ki_flags &
+		     (NW_IOCB_NOWAIT | NW_IOCB_DSYNC_DEFERRED)))) {
 		ret = orig(iocb, from);
 	} else {
-		ret = nw_write_checks(iocb, from, fs);
+		ret = 0;
+		if (iocb->ki_flags & NW_IOCB_NOWAIT)
+			ret = nw_write_checks(iocb, from, fs);
 		if (!ret && fs == NW_FS_BLKDEV && nw_blkdev_perbio(iocb)) {
 			struct nw_mark mark;
 
@@ -250,6 +269,9 @@ static ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 		} else if (!ret) {
 			ret = orig(iocb, from);
 		}
+		if ((iocb->ki_flags & NW_IOCB_DSYNC_DEFERRED) &&
+		    ret != -EIOCBQUEUED)
+			ret = nw_deferred_sync_finish(iocb, ret);
 	}
 	nw_exit();
 	return ret;

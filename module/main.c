@@ -52,23 +52,13 @@ bool nw_inject_eagain(void)
 #define NW_HOOK_ALT(sym, primary, why) \
 	{ #sym, nw_##sym, (void **)&nw_orig_##sym, NW_REQUIRED, why, primary }
 
+/*
+ * Deepest first: the entry points (io_submit, preadv2/pwritev2) go live
+ * last and come out first, so no flagged request can enter while a hook
+ * below it is missing.
+ */
 struct nw_hook nw_hooks[] = {
 	NW_SYM(rw_verify_area, nw_rw_verify_area, "preadv2/pwritev2 checks"),
-	NW_HOOK(do_io_submit, NW_REQUIRED, "io_submit: aio_rw_flags"),
-	NW_HOOK(aio_read, NW_REQUIRED, "io_submit: flags onto read requests"),
-	NW_HOOK(aio_write, NW_REQUIRED, "io_submit: flags onto write requests"),
-	{ "__do_readv_writev", nw_do_readv_writev,
-	  (void **)&nw_orig_do_readv_writev, NW_REQUIRED,
-	  "preadv2/pwritev2: RWF_NOWAIT" },
-	/* before 4.10: the per-call kiocb setup is its own function */
-	NW_HOOK_ALT(do_iter_readv_writev, "__do_readv_writev",
-		    "preadv2/pwritev2: RWF_NOWAIT"),
-	NW_HOOK(generic_file_read_iter, NW_REQUIRED, "NOWAIT reads"),
-	NW_HOOK(ext4_file_write_iter, NW_CHECK_LOCK, "ext4 NOWAIT writes"),
-	NW_HOOK(xfs_file_write_iter, NW_CHECK_LOCK, "XFS NOWAIT writes"),
-	NW_HOOK(xfs_file_read_iter, NW_CHECK_LOCK, "XFS NOWAIT reads"),
-	NW_HOOK(btrfs_file_write_iter, NW_CHECK_LOCK, "btrfs NOWAIT writes"),
-	NW_HOOK(blkdev_write_iter, NW_REQUIRED, "block device NOWAIT writes"),
 	NW_SYM_FOR(blkdev_bio_end_io, nw_blkdev_bio_end_io, NW_OPTIONAL,
 		   "block-device DIO bios (4.10+): no-wait allocation"),
 	NW_SYM_FOR(blkdev_bio_end_io_simple, nw_blkdev_bio_end_io_simple,
@@ -80,6 +70,21 @@ struct nw_hook nw_hooks[] = {
 		"legacy queues: request without waiting"),
 	NW_HOOK(blk_mq_sched_get_request, NW_OPTIONAL,
 		"blk-mq (4.11+): tag without waiting"),
+	NW_HOOK(generic_file_read_iter, NW_REQUIRED, "NOWAIT reads"),
+	NW_HOOK(ext4_file_write_iter, NW_CHECK_LOCK, "ext4 NOWAIT writes"),
+	NW_HOOK(xfs_file_write_iter, NW_CHECK_LOCK, "XFS NOWAIT writes"),
+	NW_HOOK(xfs_file_read_iter, NW_CHECK_LOCK, "XFS NOWAIT reads"),
+	NW_HOOK(btrfs_file_write_iter, NW_CHECK_LOCK, "btrfs NOWAIT writes"),
+	NW_HOOK(blkdev_write_iter, NW_REQUIRED, "block device NOWAIT writes"),
+	NW_HOOK(aio_read, NW_REQUIRED, "io_submit: flags onto read requests"),
+	NW_HOOK(aio_write, NW_REQUIRED, "io_submit: flags onto write requests"),
+	{ "__do_readv_writev", nw_do_readv_writev,
+	  (void **)&nw_orig_do_readv_writev, NW_REQUIRED,
+	  "preadv2/pwritev2: RWF_NOWAIT" },
+	/* before 4.10: the per-call kiocb setup is its own function */
+	NW_HOOK_ALT(do_iter_readv_writev, "__do_readv_writev",
+		    "preadv2/pwritev2: RWF_NOWAIT"),
+	NW_HOOK(do_io_submit, NW_REQUIRED, "io_submit: aio_rw_flags"),
 };
 const size_t nw_nr_hooks = ARRAY_SIZE(nw_hooks);
 

@@ -96,8 +96,11 @@ bool nw_range_has_page(struct address_space *mapping, loff_t start, loff_t end);
 bool nw_inject_eagain(void);
 void nw_apply_rw_flags(struct kiocb *iocb, unsigned int flags);
 bool nw_needs_deferred_sync(struct kiocb *req);
+bool nw_async_direct_file(struct kiocb *req);
 bool nw_defer_sync(struct kiocb *req, bool datasync);
 void nw_defer_sync_cancel(struct kiocb *req);
+ssize_t nw_deferred_sync_finish(struct kiocb *req, ssize_t ret);
+bool nw_fs_write_hooked(struct inode *inode);
 int nw_sync_init(void);
 void nw_sync_exit(void);
 

@@ -43,15 +43,11 @@ static bool nw_is_ext4(struct inode *inode)
 bool nw_file_nowait_capable(struct file *file)
 {
 	struct inode *inode = file_inode(file);
-	const char *fs;
 
 	if (S_ISBLK(inode->i_mode))
 		return true;
-	if (!S_ISREG(inode->i_mode))
-		return false;
-	fs = inode->i_sb->s_type->name;
-	return !strcmp(fs, "ext4") || !strcmp(fs, "ext3") ||
-	       !strcmp(fs, "xfs") || !strcmp(fs, "btrfs");
+	/* a filesystem is in only while its write_iter hook is live */
+	return nw_fs_write_hooked(inode);
 }
 
 /* Does the page cache hold any page of [start, end] (bytes, inclusive)? */

@@ -33,14 +33,22 @@ static DEFINE_SPINLOCK(nw_sync_lock);
 static struct workqueue_struct *nw_sync_wq;
 
 /*
- * An asynchronous direct write to a regular file: its completion may run
- * in interrupt context (fs/direct-io.c: ext4, btrfs, and XFS before 4.10),
- * so the module syncs it from the workqueue whatever the filesystem.
+ * An asynchronous direct write to a regular file of a filesystem whose
+ * write_iter the module hooks: its completion may run in interrupt context
+ * (fs/direct-io.c: ext4, btrfs, and XFS before 4.10), so the module syncs
+ * it from the workqueue; if it completes at once instead, the write_iter
+ * hook syncs it in the caller's context (nw_deferred_sync_finish()).
  */
-bool nw_needs_deferred_sync(struct kiocb *req)
+bool nw_async_direct_file(struct kiocb *req)
 {
 	return (req->ki_flags & IOCB_DIRECT) && !is_sync_kiocb(req) &&
 	       S_ISREG(file_inode(req->ki_filp)->i_mode);
+}
+
+bool nw_needs_deferred_sync(struct kiocb *req)
+{
+	return nw_async_direct_file(req) &&
+	       nw_fs_write_hooked(file_inode(req->ki_filp));
 }
 
 static void nw_sync_work(struct work_struct *work)
@@ -49,6 +57,7 @@ static void nw_sync_work(struct work_struct *work)
 	struct kiocb *req = s->req;
 	long res = s->res;
 
+	req->ki_flags &= ~NW_IOCB_DSYNC_DEFERRED;
 	if (res > 0) {
 		int err = vfs_fsync_range(req->ki_filp, req->ki_pos - res,
 					  req->ki_pos - 1, s->datasync);
@@ -60,19 +69,13 @@ static void nw_sync_work(struct work_struct *work)
 	nw_exit();	/* the request no longer points into the module */
 }
 
+static struct nw_sync_req *nw_sync_take(struct kiocb *req);
+
 static void nw_sync_complete(struct kiocb *req, long res, long res2)
 {
 	struct nw_sync_req *s;
-	unsigned long irqflags;
 
-	spin_lock_irqsave(&nw_sync_lock, irqflags);
-	hash_for_each_possible(nw_sync_hash, s, node, (unsigned long)req) {
-		if (s->req == req) {
-			hash_del(&s->node);
-			break;
-		}
-	}
-	spin_unlock_irqrestore(&nw_sync_lock, irqflags);
+	s = nw_sync_take(req);
 	if (WARN_ON_ONCE(!s))
 		return;
 	s->res = res;
@@ -97,11 +100,11 @@ bool nw_defer_sync(struct kiocb *req, bool datasync)
 	hash_add(nw_sync_hash, &s->node, (unsigned long)req);
 	spin_unlock_irqrestore(&nw_sync_lock, irqflags);
 	req->ki_complete = nw_sync_complete;
+	req->ki_flags |= NW_IOCB_DSYNC_DEFERRED;
 	return true;
 }
 
-/* The request failed before it was queued: it will never complete. */
-void nw_defer_sync_cancel(struct kiocb *req)
+static struct nw_sync_req *nw_sync_take(struct kiocb *req)
 {
 	struct nw_sync_req *s, *found = NULL;
 	unsigned long irqflags;
@@ -115,9 +118,42 @@ void nw_defer_sync_cancel(struct kiocb *req)
 		}
 	}
 	spin_unlock_irqrestore(&nw_sync_lock, irqflags);
-	if (found) {
-		req->ki_complete = found->complete;
-		kfree(found);
+	return found;
+}
+
+/*
+ * ->write_iter finished the request itself (bytes or an error, not
+ * -EIOCBQUEUED): aio_ret() will complete it directly, bypassing
+ * ki_complete, so sync here, in the caller's context, and let go of it.
+ */
+ssize_t nw_deferred_sync_finish(struct kiocb *req, ssize_t ret)
+{
+	struct nw_sync_req *s = nw_sync_take(req);
+
+	req->ki_flags &= ~NW_IOCB_DSYNC_DEFERRED;
+	if (!s)
+		return ret;
+	req->ki_complete = s->complete;
+	if (ret > 0) {
+		int err = vfs_fsync_range(req->ki_filp, req->ki_pos - ret,
+					  req->ki_pos - 1, s->datasync);
+		if (err)
+			ret = err;
+	}
+	kfree(s);
+	nw_exit();
+	return ret;
+}
+
+/* The request failed before it was queued: it will never complete. */
+void nw_defer_sync_cancel(struct kiocb *req)
+{
+	struct nw_sync_req *s = nw_sync_take(req);
+
+	req->ki_flags &= ~NW_IOCB_DSYNC_DEFERRED;
+	if (s) {
+		req->ki_complete = s->complete;
+		kfree(s);
 		nw_exit();
 	}
 }

@@ -46,6 +46,12 @@
 #define NW_IOCB_RW_FLAGS(cb) ((cb)->aio_reserved1)
 #endif
 
+/*
+ * A request whose RWF_DSYNC/RWF_SYNC the module carries itself (sync.c);
+ * the next ki_flags bit no kernel in range uses.
+ */
+#define NW_IOCB_DSYNC_DEFERRED (1 << 8)
+
 #ifndef RWF_HIPRI
 #define RWF_HIPRI 0x00000001
 #endif

@@ -124,6 +124,16 @@ static void hole_write(struct nw_ctx *c)
 	close(fd);
 }
 
+/* the same refusal with RWF_DSYNC: nothing written, nothing left pending */
+static void hole_dsync(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 0, 1 << 20, pat(c, 0x11));
+
+	if (fd >= 0)
+		aio_expect(c, fd, 65536, NW_BS, -EAGAIN, RWF_DSYNC);
+	close(fd);
+}
+
 static void hole_pwritev2(struct nw_ctx *c)
 {
 	int fd = nw_make_file(c, F, 0, 1 << 20, pat(c, 0x11));
@@ -378,6 +388,9 @@ const struct nw_case nw_fs_cases[] = {
 	{ "fs.%s.hole-write",
 	  "a write into a hole needs allocation: event res EAGAIN, file unchanged",
 	  FS_ALL, hole_write },
+	{ "fs.%s.hole-dsync",
+	  "a NOWAIT|DSYNC write into a hole: EAGAIN, file unchanged", FS_ALL,
+	  hole_dsync },
 	{ "fs.%s.hole-pwritev2",
 	  "pwritev2 into a hole returns EAGAIN, file unchanged", FS_ALL,
 	  hole_pwritev2 },

@@ -87,6 +87,26 @@ static void aio_nowait_dsync(struct nw_ctx *c)
 	aio_flag(c, RWF_NOWAIT | RWF_DSYNC, 0x24);
 }
 
+/*
+ * RWF_DSYNC on a write that extends the file: the direct write completes
+ * before io_submit returns (an extending DIO waits), so the event comes
+ * straight from ->write_iter's result.
+ */
+static void aio_dsync_extend(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 65536, 65536, 0x11);
+	void *b = nw_buf(NW_BS, 0x25);
+	struct nw_aio_res r;
+
+	if (fd < 0)
+		return;
+	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 65536, RWF_DSYNC);
+	nw_expect_res(c, "io_submit", 1, r.submit) &&
+	nw_expect_res(c, "event res", NW_BS, r.res) &&
+	nw_expect_content(c, fd, 65536, NW_BS, 0x25);
+	close(fd);
+}
+
 static void aio_unknown_flag(struct nw_ctx *c)
 {
 	int fd = overwrite_file(c);
@@ -431,6 +451,9 @@ const struct nw_case nw_interface_cases[] = {
 	{ "interface.aio.dsync", "RWF_DSYNC in aio_rw_flags works", 0, aio_dsync },
 	{ "interface.aio.sync", "RWF_SYNC in aio_rw_flags works", 0, aio_sync },
 	{ "interface.aio.hipri", "RWF_HIPRI in aio_rw_flags works", 0, aio_hipri },
+	{ "interface.aio.dsync-extend",
+	  "RWF_DSYNC on an extending direct write (completes at once) works", 0,
+	  aio_dsync_extend },
 	{ "interface.aio.nowait-dsync",
 	  "RWF_NOWAIT|RWF_DSYNC overwrite completes", 0, aio_nowait_dsync },
 	{ "interface.aio.batch",

@@ -109,7 +109,7 @@ case "$r3:$p3" in 1:*"disabled"*) d=1 ;; *) d=0 ;; esac
 # unload and load again N times while direct I/O with and without
 # NOWAIT runs; the kernel log must stay clean (judged by the host)
 n=${NW_UNLOAD_CYCLES:-50}
-( while [ ! -f /tmp/stop-io ]; do /nwconf interface.aio fs.ext4.overwrite fs.xfs.overwrite read.ext4.buffered-cached >/dev/null 2>&1; done ) &
+( while [ ! -f /tmp/stop-io ]; do /nwconf interface.aio fs.ext4.overwrite fs.xfs.overwrite fs.ext4.hole-dsync fs.xfs.hole-dsync read.ext4.buffered-cached >/dev/null 2>&1; done ) &
 iopid=$!
 cycles=0
 for i in $(seq $n); do
