@@ -29,6 +29,8 @@ long (*nw_orig_do_io_submit)(aio_context_t, long, struct iocb __user *__user *,
 			     bool);
 ssize_t (*nw_orig_aio_read)(struct kiocb *, struct iocb *, bool, bool);
 ssize_t (*nw_orig_aio_write)(struct kiocb *, struct iocb *, bool, bool);
+ssize_t (*nw_orig_aio_run_iocb)(struct kiocb *, unsigned int, char __user *,
+				size_t, bool);
 
 /* One substituted iocb being submitted by one task. */
 struct nw_subst {
@@ -44,11 +46,11 @@ static struct nw_marks nw_subst_marks = NW_MARKS_INIT(nw_subst_marks);
 void nw_apply_rw_flags(struct kiocb *iocb, unsigned int flags)
 {
 	if (flags & RWF_HIPRI)
-		iocb->ki_flags |= IOCB_HIPRI;
+		iocb->ki_flags |= NW_IOCB_HIPRI;
 	if (flags & RWF_DSYNC)
-		iocb->ki_flags |= IOCB_DSYNC;
+		iocb->ki_flags |= NW_IOCB_DSYNC;
 	if (flags & RWF_SYNC)
-		iocb->ki_flags |= IOCB_DSYNC | IOCB_SYNC;
+		iocb->ki_flags |= NW_IOCB_DSYNC | NW_IOCB_SYNC;
 	if (flags & RWF_NOWAIT) {
 		iocb->ki_flags |= NW_IOCB_NOWAIT;
 		nw_count(NW_CNT_ACCEPTED);
@@ -81,48 +83,75 @@ static int nw_fix_user_iocb(struct kiocb *req, struct nw_subst *s)
 	return 0;
 }
 
-static ssize_t nw_aio_rw(struct kiocb *req, struct iocb *iocb, bool vectored,
-			 bool compat,
-			 ssize_t (*orig)(struct kiocb *, struct iocb *, bool,
-					 bool))
+/*
+ * Before the kernel's per-request function runs for the substituted iocb:
+ * the event's obj, then the flags onto the kiocb.  0, or the errno the
+ * request fails with.
+ */
+static ssize_t nw_aio_begin(struct kiocb *req, struct nw_subst *s, bool write,
+			    bool *deferred)
 {
-	struct nw_subst *s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);
-	nw_addr_limit_t kernel_limit;
-	unsigned int flags;
-	bool deferred = false;
-	ssize_t ret;
+	unsigned int flags = s->flags;
 
-	if (!s)
-		return orig(req, iocb, vectored, compat);
+	*deferred = false;
 	if (nw_fix_user_iocb(req, s)) {
 		pr_warn_once("aio request layout not recognised; refusing aio_rw_flags\n");
 		return -EINVAL;
 	}
-	flags = s->flags;
-	if ((flags & (RWF_DSYNC | RWF_SYNC)) && nw_async_direct_file(req)) {
+	if (write && (flags & (RWF_DSYNC | RWF_SYNC)) &&
+	    nw_sync_by_module(req)) {
 		/*
-		 * These kernels would fsync such a write from interrupt
-		 * context; the module syncs it itself where it hooks the
-		 * filesystem's write_iter, and refuses the flag elsewhere.
+		 * The kernel cannot sync this write itself (or would do it
+		 * from interrupt context): the module syncs it where it
+		 * hooks the file's write_iter, and refuses the flag
+		 * elsewhere.
 		 */
-		if (!nw_needs_deferred_sync(req)) {
+		if (!nw_can_defer_sync(req)) {
 			nw_count(NW_CNT_EOPNOTSUPP);
 			return -EOPNOTSUPP;
 		}
 		if (!nw_defer_sync(req, !(flags & RWF_SYNC)))
 			return -ENOMEM;
-		deferred = true;
+		*deferred = true;
 		flags &= ~(RWF_DSYNC | RWF_SYNC);
 	}
 	nw_apply_rw_flags(req, flags);
+	return 0;
+}
+
+/*
+ * After it: a negative return other than -EIOCBQUEUED means the request
+ * was never queued (or its write_iter already finished the deferred sync),
+ * and the request is still ours to look at.  A zero or positive return
+ * may mean it is queued and already completed: never touch it then.
+ */
+static void nw_aio_end(struct kiocb *req, bool deferred, ssize_t ret)
+{
+	if (deferred && ret < 0 && ret != -EIOCBQUEUED)
+		nw_defer_sync_cancel(req);
+}
+
+static ssize_t nw_aio_rw(struct kiocb *req, struct iocb *iocb, bool vectored,
+			 bool compat, bool write,
+			 ssize_t (*orig)(struct kiocb *, struct iocb *, bool,
+					 bool))
+{
+	struct nw_subst *s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);
+	nw_addr_limit_t kernel_limit;
+	bool deferred;
+	ssize_t ret;
+
+	if (!s)
+		return orig(req, iocb, vectored, compat);
+	ret = nw_aio_begin(req, s, write, &deferred);
+	if (ret)
+		return ret;
 	/* back to the caller's address limit for its buffers */
 	kernel_limit = get_fs();
 	nw_addr_limit_restore(s->user_limit);
 	ret = orig(req, iocb, vectored, compat);
 	nw_addr_limit_restore(kernel_limit);
-	/* an error returned here means the request was never queued */
-	if (deferred && ret && ret != -EIOCBQUEUED)
-		nw_defer_sync_cancel(req);
+	nw_aio_end(req, deferred, ret);
 	return ret;
 }
 
@@ -135,7 +164,8 @@ ssize_t nw_aio_read(struct kiocb *req, struct iocb *iocb, bool vectored,
 	if (likely(!atomic_read(&nw_subst_marks.active)))
 		ret = nw_orig_aio_read(req, iocb, vectored, compat);
 	else
-		ret = nw_aio_rw(req, iocb, vectored, compat, nw_orig_aio_read);
+		ret = nw_aio_rw(req, iocb, vectored, compat, false,
+				nw_orig_aio_read);
 	nw_exit();
 	return ret;
 }
@@ -149,7 +179,49 @@ ssize_t nw_aio_write(struct kiocb *req, struct iocb *iocb, bool vectored,
 	if (likely(!atomic_read(&nw_subst_marks.active)))
 		ret = nw_orig_aio_write(req, iocb, vectored, compat);
 	else
-		ret = nw_aio_rw(req, iocb, vectored, compat, nw_orig_aio_write);
+		ret = nw_aio_rw(req, iocb, vectored, compat, true,
+				nw_orig_aio_write);
+	nw_exit();
+	return ret;
+}
+
+/*
+ * Before 4.9 one function, aio_run_iocb(), sets up and runs every opcode;
+ * it completes a request that did not queue itself and returns 0, or
+ * returns an error for a request it never started.
+ */
+static ssize_t nw_aio_run_subst(struct kiocb *req, unsigned int opcode,
+				char __user *buf, size_t len, bool compat)
+{
+	struct nw_subst *s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);
+	bool write = opcode == IOCB_CMD_PWRITE || opcode == IOCB_CMD_PWRITEV;
+	nw_addr_limit_t kernel_limit;
+	bool deferred;
+	ssize_t ret;
+
+	if (!s)
+		return nw_orig_aio_run_iocb(req, opcode, buf, len, compat);
+	ret = nw_aio_begin(req, s, write, &deferred);
+	if (ret)
+		return ret;
+	kernel_limit = get_fs();
+	nw_addr_limit_restore(s->user_limit);
+	ret = nw_orig_aio_run_iocb(req, opcode, buf, len, compat);
+	nw_addr_limit_restore(kernel_limit);
+	nw_aio_end(req, deferred, ret);
+	return ret;
+}
+
+ssize_t nw_aio_run_iocb(struct kiocb *req, unsigned int opcode,
+			char __user *buf, size_t len, bool compat)
+{
+	ssize_t ret;
+
+	nw_enter();
+	if (likely(!atomic_read(&nw_subst_marks.active)))
+		ret = nw_orig_aio_run_iocb(req, opcode, buf, len, compat);
+	else
+		ret = nw_aio_run_subst(req, opcode, buf, len, compat);
 	nw_exit();
 	return ret;
 }

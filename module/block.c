@@ -46,7 +46,7 @@ struct nw_marks nw_blk_marks = NW_MARKS_INIT(nw_blk_marks);
 /* Is @bio a data write of the current task's NOWAIT block-device write? */
 static bool nw_bio_is_nowait(struct bio *bio)
 {
-	return bio && bio_op(bio) == REQ_OP_WRITE &&
+	return bio && nw_bio_is_data_write(bio) &&
 	       (bio->bi_end_io == nw_blkdev_bio_end_io ||
 		bio->bi_end_io == nw_blkdev_bio_end_io_simple) &&
 	       nw_mark_find(&nw_blk_marks);

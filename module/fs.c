@@ -35,14 +35,6 @@ static ssize_t nw_eagain(enum nw_counter why)
 	return -EAGAIN;
 }
 
-static bool nw_rwsem_free_excl(struct inode *inode)
-{
-	if (!down_write_trylock(&inode->i_rwsem))
-		return false;
-	up_write(&inode->i_rwsem);
-	return true;
-}
-
 /*
  * Ask the filesystem for the extents of [pos, pos + len) through its fiemap
  * method (the FIEMAP ioctl's; a public interface, unlike the filesystems'
@@ -167,8 +159,8 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 	if (nw_check_on[NW_CHECK_LOCK]) {
 		/* ext4, btrfs and unaligned XFS DIO lock i_rwsem exclusively */
 		bool free = (fs == NW_FS_XFS && !unaligned) ?
-			    nw_rwsem_free_shared(inode) :
-			    nw_rwsem_free_excl(inode);
+			    nw_inode_lock_free_shared(inode) :
+			    nw_inode_lock_free_excl(inode);
 		if (!free)
 			return nw_eagain(NW_CNT_EAGAIN_LOCK);
 		/* XFS: unaligned DIO waits for all DIO in flight (4.13) */
@@ -238,6 +230,19 @@ bool nw_fs_write_hooked(struct inode *inode)
 	return false;
 }
 
+/*
+ * May a NOWAIT request reach this regular file's filesystem?  Its hook
+ * must be live, and its in-place test trustworthy on this kernel.
+ */
+bool nw_fs_nowait_offered(struct inode *inode)
+{
+	if (!nw_fs_write_hooked(inode))
+		return false;
+	if (!strcmp(inode->i_sb->s_type->name, "btrfs"))
+		return NW_BTRFS_FIEMAP_SEES_SHARED;
+	return true;
+}
+
 static bool nw_blkdev_perbio(struct kiocb *iocb)
 {
 	struct block_device *bdev = I_BDEV(iocb->ki_filp->f_mapping->host);
@@ -302,18 +307,6 @@ ssize_t nw_blkdev_write_iter(struct kiocb *iocb, struct iov_iter *from)
 }
 
 /*
- * Is the inode's i_rwsem (XFS's IOLOCK) free for a shared taker right now?
- * Taken and dropped at once: the kernel's own path then takes it.
- */
-bool nw_rwsem_free_shared(struct inode *inode)
-{
-	if (!down_read_trylock(&inode->i_rwsem))
-		return false;
-	up_read(&inode->i_rwsem);
-	return true;
-}
-
-/*
  * NOWAIT reads that would sleep on the inode lock: XFS takes its IOLOCK for
  * every read (4.13 tries it).  (ext4's direct-read lock is checked in the
  * generic_file_read_iter hook.)  XFS direct reads do not go through
@@ -334,7 +327,7 @@ static ssize_t nw_read_iter(struct kiocb *iocb, struct iov_iter *to,
 		ret = orig(iocb, to);
 		goto out;
 	}
-	if (nw_check_on[NW_CHECK_LOCK] && !nw_rwsem_free_shared(inode)) {
+	if (nw_check_on[NW_CHECK_LOCK] && !nw_inode_lock_free_shared(inode)) {
 		nw_count(NW_CNT_EAGAIN_LOCK);
 		ret = -EAGAIN;
 		goto out;

@@ -47,6 +47,33 @@ static struct nw_hook *nw_hook_find(struct nw_hook *hooks, size_t n,
 	return NULL;
 }
 
+/* Is @name one of the comma-separated symbols in @list? */
+static bool nw_name_in_list(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+
+	while (list && *list) {
+		if (!strncmp(list, name, len) &&
+		    (list[len] == ',' || !list[len]))
+			return true;
+		list = strchr(list, ',');
+		if (list)
+			list++;
+	}
+	return false;
+}
+
+/* Does any of the entries @list names resolve? */
+static bool nw_any_resolved(struct nw_hook *hooks, size_t n, const char *list)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (hooks[i].addr && nw_name_in_list(list, hooks[i].name))
+			return true;
+	return false;
+}
+
 static void nw_hook_resolve_one(struct nw_hook *h)
 {
 	h->addr = nw_lookup_name(h->name);
@@ -83,13 +110,13 @@ int nw_hooks_resolve(struct nw_hook *hooks, size_t n)
 	for (i = 0; i < n; i++)
 		nw_hook_resolve_one(&hooks[i]);
 	for (i = 0; i < n; i++) {
-		struct nw_hook *h = &hooks[i], *primary = NULL;
+		struct nw_hook *h = &hooks[i];
 		int check = h->check;
+		size_t j;
+		bool covered = false;
 
-		if (h->alt_of)
-			primary = nw_hook_find(hooks, n, h->alt_of);
-		if (primary && primary->addr) {
-			/* not needed here: the primary hook point exists */
+		if (h->alt_of && nw_any_resolved(hooks, n, h->alt_of)) {
+			/* not needed here: a primary hook point exists */
 			h->addr = 0;
 			h->off_reason =
 				"not needed (primary hook point present)";
@@ -98,19 +125,14 @@ int nw_hooks_resolve(struct nw_hook *hooks, size_t n)
 		if (h->addr)
 			continue;
 		/* a primary whose stand-in resolved is not missing */
-		{
-			size_t j;
-			bool covered = false;
-
-			for (j = 0; j < n; j++)
-				if (hooks[j].alt_of &&
-				    !strcmp(hooks[j].alt_of, h->name) &&
-				    hooks[j].addr)
-					covered = true;
-			if (covered) {
-				h->off_reason = "absent; its stand-in is used";
-				continue;
-			}
+		for (j = 0; j < n; j++)
+			if (hooks[j].alt_of && hooks[j].addr &&
+			    nw_name_in_list(hooks[j].alt_of, h->name) &&
+			    !nw_any_resolved(hooks, n, hooks[j].alt_of))
+				covered = true;
+		if (covered) {
+			h->off_reason = "absent; its stand-in is used";
+			continue;
 		}
 		if (check == NW_REQUIRED) {
 			pr_err("required symbol %s (%s): %s; not loading\n",
@@ -242,6 +264,9 @@ size_t nw_features_show(char *buf, size_t len)
 				 h->off_reason ? ": " : "",
 				 h->off_reason ? h->off_reason : "");
 	}
+	if (!NW_BTRFS_FIEMAP_SEES_SHARED && off < len)
+		off += scnprintf(buf + off, len - off,
+				 "fs btrfs off: fiemap before 4.9 cannot see reflinks since the last commit\n");
 	for (c = 0; c < NW_NR_CHECKS && off < len; c++)
 		off += scnprintf(buf + off, len - off, "check %s %s\n",
 				 nw_check_names[c],

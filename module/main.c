@@ -78,12 +78,17 @@ struct nw_hook nw_hooks[] = {
 	NW_HOOK(blkdev_write_iter, NW_REQUIRED, "block device NOWAIT writes"),
 	NW_HOOK(aio_read, NW_REQUIRED, "io_submit: flags onto read requests"),
 	NW_HOOK(aio_write, NW_REQUIRED, "io_submit: flags onto write requests"),
+	/* before 4.9: one function runs every opcode */
+	NW_HOOK_ALT(aio_run_iocb, "aio_read,aio_write",
+		    "io_submit: flags onto requests"),
+#if NW_HAVE_RWF_SYSCALLS
 	{ "__do_readv_writev", nw_do_readv_writev,
 	  (void **)&nw_orig_do_readv_writev, NW_REQUIRED,
 	  "preadv2/pwritev2: RWF_NOWAIT" },
 	/* before 4.10: the per-call kiocb setup is its own function */
 	NW_HOOK_ALT(do_iter_readv_writev, "__do_readv_writev",
 		    "preadv2/pwritev2: RWF_NOWAIT"),
+#endif
 	NW_HOOK(do_io_submit, NW_REQUIRED, "io_submit: aio_rw_flags"),
 };
 const size_t nw_nr_hooks = ARRAY_SIZE(nw_hooks);
@@ -97,8 +102,8 @@ static int __init nw_init(void)
 			utsname()->release);
 		return -EOPNOTSUPP;
 	}
-	if (!NW_HAVE_RWF_SYSCALLS) {
-		pr_err("kernel %s predates preadv2 (4.6); this version of nowait_aio supports 4.9 to 4.12, not loading\n",
+	if (!NW_KERNEL_SUPPORTED) {
+		pr_err("kernel %s predates 4.4; nowait_aio supports 4.4 to 4.12, not loading\n",
 		       utsname()->release);
 		return -EOPNOTSUPP;
 	}
@@ -123,8 +128,13 @@ static int __init nw_init(void)
 	if (err)
 		goto err_sysfs;
 	nw_blk_setup();
-	pr_info("version %s loaded on %s: RWF_NOWAIT for io_submit and preadv2/pwritev2\n",
-		NOWAIT_AIO_VERSION, utsname()->release);
+	if (!NW_BTRFS_FIEMAP_SEES_SHARED)
+		pr_info("btrfs: RWF_NOWAIT not offered on %s (EOPNOTSUPP): btrfs fiemap before 4.9 cannot see extents shared since the last commit\n",
+			utsname()->release);
+	pr_info("version %s loaded on %s: RWF_NOWAIT for io_submit%s\n",
+		NOWAIT_AIO_VERSION, utsname()->release,
+		NW_HAVE_RWF_SYSCALLS ? " and preadv2/pwritev2" :
+		" (this kernel has no preadv2/pwritev2: they arrived in 4.6)");
 	return 0;
 
 err_sysfs:

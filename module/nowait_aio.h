@@ -95,12 +95,13 @@ bool nw_file_nowait_capable(struct file *file);
 bool nw_range_has_page(struct address_space *mapping, loff_t start, loff_t end);
 bool nw_inject_eagain(void);
 void nw_apply_rw_flags(struct kiocb *iocb, unsigned int flags);
-bool nw_needs_deferred_sync(struct kiocb *req);
-bool nw_async_direct_file(struct kiocb *req);
+bool nw_sync_by_module(struct kiocb *req);
+bool nw_can_defer_sync(struct kiocb *req);
 bool nw_defer_sync(struct kiocb *req, bool datasync);
 void nw_defer_sync_cancel(struct kiocb *req);
 ssize_t nw_deferred_sync_finish(struct kiocb *req, ssize_t ret);
 bool nw_fs_write_hooked(struct inode *inode);
+bool nw_fs_nowait_offered(struct inode *inode);
 int nw_sync_init(void);
 void nw_sync_exit(void);
 
@@ -169,7 +170,6 @@ ssize_t nw_do_iter_readv_writev(struct file *file, struct iov_iter *iter,
 extern ssize_t (*nw_orig_do_iter_readv_writev)(struct file *,
 					       struct iov_iter *, loff_t *,
 					       nw_iter_fn, int);
-bool nw_rwsem_free_shared(struct inode *inode);
 ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to);
 ssize_t nw_ext4_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
 ssize_t nw_xfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
@@ -181,6 +181,10 @@ extern long (*nw_orig_do_io_submit)(aio_context_t, long,
 				    struct iocb __user *__user *, bool);
 extern ssize_t (*nw_orig_aio_read)(struct kiocb *, struct iocb *, bool, bool);
 extern ssize_t (*nw_orig_aio_write)(struct kiocb *, struct iocb *, bool, bool);
+ssize_t nw_aio_run_iocb(struct kiocb *req, unsigned int opcode,
+			char __user *buf, size_t len, bool compat);
+extern ssize_t (*nw_orig_aio_run_iocb)(struct kiocb *, unsigned int,
+				       char __user *, size_t, bool);
 extern ssize_t (*nw_orig_do_readv_writev)(int, struct file *, struct iov_iter *,
 					  loff_t *, int);
 extern ssize_t (*nw_orig_generic_file_read_iter)(struct kiocb *iocb,

@@ -47,7 +47,7 @@ bool nw_file_nowait_capable(struct file *file)
 	if (S_ISBLK(inode->i_mode))
 		return true;
 	/* a filesystem is in only while its write_iter hook is live */
-	return nw_fs_write_hooked(inode);
+	return nw_fs_nowait_offered(inode);
 }
 
 /* Does the page cache hold any page of [start, end] (bytes, inclusive)? */
@@ -118,7 +118,7 @@ ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		 * I/O read using iomap infrastructure").
 		 */
 		if (nw_check_on[NW_CHECK_LOCK] && nw_is_ext4(mapping->host) &&
-		    !nw_rwsem_free_shared(mapping->host)) {
+		    !nw_inode_lock_free_shared(mapping->host)) {
 			ret = nw_eagain(NW_CNT_EAGAIN_LOCK);
 			goto out;
 		}

@@ -33,22 +33,30 @@ static DEFINE_SPINLOCK(nw_sync_lock);
 static struct workqueue_struct *nw_sync_wq;
 
 /*
- * An asynchronous direct write to a regular file of a filesystem whose
- * write_iter the module hooks: its completion may run in interrupt context
- * (fs/direct-io.c: ext4, btrfs, and XFS before 4.10), so the module syncs
- * it from the workqueue; if it completes at once instead, the write_iter
- * hook syncs it in the caller's context (nw_deferred_sync_finish()).
+ * Must the module carry this write's RWF_DSYNC/RWF_SYNC itself?  Before
+ * 4.7 the kernel has no per-request sync flag at all: always.  From 4.7,
+ * for an asynchronous direct write to a regular file: its completion may
+ * run in interrupt context (fs/direct-io.c: ext4, btrfs, and XFS before
+ * 4.10), so the module syncs it from the workqueue; if it completes at once
+ * instead, the write_iter hook syncs it in the caller's context
+ * (nw_deferred_sync_finish()).
  */
-bool nw_async_direct_file(struct kiocb *req)
+bool nw_sync_by_module(struct kiocb *req)
 {
+	if (!NW_HAVE_IOCB_DSYNC)
+		return true;
 	return (req->ki_flags & IOCB_DIRECT) && !is_sync_kiocb(req) &&
 	       S_ISREG(file_inode(req->ki_filp)->i_mode);
 }
 
-bool nw_needs_deferred_sync(struct kiocb *req)
+/* Can it?  Only where it hooks the file's write_iter. */
+bool nw_can_defer_sync(struct kiocb *req)
 {
-	return nw_async_direct_file(req) &&
-	       nw_fs_write_hooked(file_inode(req->ki_filp));
+	struct inode *inode = file_inode(req->ki_filp);
+
+	if (S_ISBLK(inode->i_mode))
+		return nw_hook_live("blkdev_write_iter");
+	return nw_fs_write_hooked(inode);
 }
 
 static void nw_sync_work(struct work_struct *work)

@@ -39,6 +39,12 @@
 #define NW_HAVE_RWF_SYSCALLS 0
 #endif
 
+/*
+ * 4.4 is the oldest kernel the module knows (aio_run_iocb()'s signature,
+ * the iov_iter and kiocb flag plumbing).
+ */
+#define NW_KERNEL_SUPPORTED (LINUX_VERSION_CODE >= KERNEL_VERSION(4, 4, 0))
+
 /* iocb->aio_rw_flags was aio_reserved1 before 4.13 */
 #if NW_NATIVE_NOWAIT
 #define NW_IOCB_RW_FLAGS(cb) ((cb)->aio_rw_flags)
@@ -65,6 +71,75 @@
 #define RWF_NOWAIT 0x00000008
 #endif
 #define NW_RWF_SUPPORTED (RWF_HIPRI | RWF_DSYNC | RWF_SYNC | RWF_NOWAIT)
+
+/* Polled I/O (IOCB_HIPRI) arrived in 4.6; before, RWF_HIPRI is a no-op hint. */
+#ifdef IOCB_HIPRI
+#define NW_IOCB_HIPRI IOCB_HIPRI
+#else
+#define NW_IOCB_HIPRI 0
+#endif
+
+/*
+ * Per-request O_DSYNC/O_SYNC (IOCB_DSYNC, IOCB_SYNC) arrived in 4.7; before,
+ * only the file's flags make a write synchronous, and the module carries
+ * RWF_DSYNC/RWF_SYNC itself for every write (sync.c).
+ */
+#ifdef IOCB_DSYNC
+#define NW_HAVE_IOCB_DSYNC 1
+#define NW_IOCB_DSYNC IOCB_DSYNC
+#define NW_IOCB_SYNC IOCB_SYNC
+#else
+#define NW_HAVE_IOCB_DSYNC 0
+#define NW_IOCB_DSYNC 0
+#define NW_IOCB_SYNC 0
+#endif
+
+/*
+ * Is the inode lock free right now?  Taken and dropped at once.  It is
+ * i_rwsem from 4.7; before that the i_mutex, which a shared taker (XFS's
+ * direct I/O, ext4's direct reads) would find held exactly when an
+ * exclusive one would.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 7, 0)
+static inline bool nw_inode_lock_free_excl(struct inode *inode)
+{
+	if (!down_write_trylock(&inode->i_rwsem))
+		return false;
+	up_write(&inode->i_rwsem);
+	return true;
+}
+
+static inline bool nw_inode_lock_free_shared(struct inode *inode)
+{
+	if (!down_read_trylock(&inode->i_rwsem))
+		return false;
+	up_read(&inode->i_rwsem);
+	return true;
+}
+#else
+static inline bool nw_inode_lock_free_excl(struct inode *inode)
+{
+	if (!inode_trylock(inode))
+		return false;
+	inode_unlock(inode);
+	return true;
+}
+
+static inline bool nw_inode_lock_free_shared(struct inode *inode)
+{
+	return nw_inode_lock_free_excl(inode);
+}
+#endif
+
+/*
+ * btrfs's fiemap marks an extent FIEMAP_EXTENT_SHARED by walking the
+ * committed tree before 4.9 (btrfs_check_shared() without a transaction,
+ * as in 4.4.220; 4.9.337 joins the running one).  A reflink made since the
+ * last commit is invisible there, so the module cannot tell a write that
+ * must COW from one in place, and does not offer NOWAIT on btrfs.
+ */
+#define NW_BTRFS_FIEMAP_SEES_SHARED \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(4, 9, 0))
 
 /* The ftrace callback's signature. */
 #define NW_FTRACE_THUNK(name) \
@@ -163,7 +238,12 @@ struct nw_blk_mq_alloc_data_head {
 
 static inline void nw_blk_mq_alloc_data_set_nowait(void *data)
 {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 6, 0)
 	((struct nw_blk_mq_alloc_data_head *)data)->flags |= BLK_MQ_REQ_NOWAIT;
+#else
+	/* unreachable: blk_mq_sched_get_request() (hooked) is 4.11+ */
+	WARN_ON_ONCE(1);
+#endif
 }
 
 /* blk-mq scheduler tags (4.11+), where requests come from with an elevator */
@@ -174,6 +254,17 @@ static inline struct blk_mq_tags *nw_hctx_sched_tags(struct request_queue *q,
 	return q->elevator ? hctx->sched_tags : NULL;
 #else
 	return NULL;
+#endif
+}
+
+/* A data write (not a discard, flush or write-same)?  bio_op() is 4.8+. */
+static inline bool nw_bio_is_data_write(struct bio *bio)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 8, 0)
+	return bio_op(bio) == REQ_OP_WRITE;
+#else
+	return (bio->bi_rw & (REQ_WRITE | REQ_DISCARD | REQ_WRITE_SAME)) ==
+	       REQ_WRITE;
 #endif
 }
 

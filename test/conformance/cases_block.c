@@ -353,7 +353,7 @@ static void stacked_write(struct nw_ctx *c, const char *node)
 	want = nw_native(c) ? NW_BS : -EOPNOTSUPP;
 	nw_expect_res(c, "plain pwrite", NW_BS, pwrite(fd, b, NW_BS, 0) < 0 ?
 		      -errno : NW_BS) &&
-	nw_expect_res(c, "NOWAIT pwritev2", want,
+	nw_expect_rwf(c, "NOWAIT pwritev2", want,
 		      nw_pwritev2(fd, b, NW_BS, NW_BS, RWF_NOWAIT)) &&
 	nw_expect_res(c, "plain pwrite after", NW_BS,
 		      pwrite(fd, b, NW_BS, 2 * NW_BS) < 0 ? -errno : NW_BS);
@@ -437,7 +437,7 @@ static void real_error_eio(struct nw_ctx *c)
 	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
 	nw_expect_res(c, "io_submit", 1, r.submit) &&
 	nw_expect_res(c, "NOWAIT event res", -EIO, r.res) &&
-	nw_expect_res(c, "NOWAIT pwritev2", -EIO,
+	nw_expect_rwf(c, "NOWAIT pwritev2", -EIO,
 		      nw_pwritev2(fd, b, NW_BS, 0, RWF_NOWAIT));
 	if (system("echo 0 > /sys/block/nullb0/make-it-fail; "
 		   "echo 0 > /sys/kernel/debug/fail_make_request/probability"))

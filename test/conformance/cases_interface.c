@@ -390,9 +390,9 @@ static void unsupported_fs(struct nw_ctx *c, const char *dir, const char *name)
 		nw_fail(c, "setup on %s: ok vs errno %d", name, errno);
 		return;
 	}
-	nw_expect_res(c, "pwritev2", -EOPNOTSUPP,
+	nw_expect_rwf(c, "pwritev2", -EOPNOTSUPP,
 		      nw_pwritev2(fd, b, NW_BS, 0, RWF_NOWAIT)) &&
-	nw_expect_res(c, "preadv2", -EOPNOTSUPP,
+	nw_expect_rwf(c, "preadv2", -EOPNOTSUPP,
 		      nw_preadv2(fd, b, NW_BS, 0, RWF_NOWAIT));
 	if (c->failed)
 		goto out;
@@ -411,6 +411,48 @@ static void unsupported_tmpfs(struct nw_ctx *c)
 static void unsupported_9p(struct nw_ctx *c)
 {
 	unsupported_fs(c, c->env->p9, "9p");
+}
+
+/*
+ * The module on a kernel before 4.9 does not offer NOWAIT on btrfs: its
+ * fiemap cannot see extents shared since the last commit, so a COW write
+ * would pass for an in-place one.  A NOWAIT request there is refused at
+ * submission as on a filesystem without FMODE_NOWAIT, and writes nothing.
+ */
+static void unsupported_btrfs_old(struct nw_ctx *c)
+{
+	char p[512];
+	void *b = nw_buf(NW_BS, 0x72);
+	struct nw_aio_res r;
+	struct nw_snap s;
+	int fd;
+
+	if (c->env->mode != NW_MODULE || c->env->kver >= KV(4, 9, 0)) {
+		nw_skip(c, "applies to the module on kernels before 4.9 only");
+		return;
+	}
+	if (!c->env->mnt[NW_BTRFS]) {
+		nw_fail(c, "btrfs: mounted vs not mounted");
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/nwconf-old.dat", c->env->mnt[NW_BTRFS]);
+	unlink(p);
+	fd = open(p, O_RDWR | O_CREAT | O_DIRECT, 0644);
+	if (fd < 0 || pwrite(fd, b, NW_BS, 0) != NW_BS) {
+		nw_fail(c, "setup on btrfs: ok vs errno %d", errno);
+		return;
+	}
+	fsync(fd);
+	c->dir = c->env->mnt[NW_BTRFS];
+	if (!nw_snap_take(c, "nwconf-old.dat", &s))
+		goto out;
+	memset(b, 0x73, NW_BS);
+	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
+	nw_expect_res(c, "io_submit", -EOPNOTSUPP, r.submit) &&
+	nw_expect_unchanged(c, "nwconf-old.dat", &s);
+out:
+	close(fd);
+	unlink(p);
 }
 
 /*
@@ -484,6 +526,9 @@ const struct nw_case nw_interface_cases[] = {
 	{ "interface.unsupported.tmpfs",
 	  "tmpfs (no FMODE_NOWAIT) refuses RWF_NOWAIT with EOPNOTSUPP", 0,
 	  unsupported_tmpfs },
+	{ "interface.unsupported.btrfs-old",
+	  "module before 4.9: NOWAIT on btrfs is EOPNOTSUPP, nothing written",
+	  0, unsupported_btrfs_old },
 	{ "interface.unsupported.9p",
 	  "9p (no FMODE_NOWAIT) refuses RWF_NOWAIT with EOPNOTSUPP", 0,
 	  unsupported_9p },

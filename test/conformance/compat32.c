@@ -23,12 +23,17 @@
 #include "nowait_aio.h"
 
 #define BS 4096
-static int np, nf;
+static int np, nf, ns;
 static char dir[256];
 
 static void report(const char *id, const char *what, long want, long got)
 {
-	if (want == got) {
+	if (got == -ENOSYS && want != -ENOSYS) {
+		/* preadv2/pwritev2 arrived in 4.6 */
+		printf("skip %s - preadv2/pwritev2 arrived in 4.6; this kernel has neither (NOWAIT is io_submit only here)\n",
+		       id);
+		ns++;
+	} else if (want == got) {
 		printf("ok %s - %s\n", id, what);
 		np++;
 	} else {
@@ -145,6 +150,6 @@ int main(int argc, char **argv)
 		"compat io_submit RWF_NOWAIT into a hole: event res EAGAIN",
 		1, -EAGAIN, sub, res);
 	close(fd);
-	printf("%d passed, %d failed, 0 skipped\n", np, nf);
+	printf("%d passed, %d failed, %d skipped\n", np, nf, ns);
 	return nf ? 1 : 0;
 }

@@ -85,6 +85,11 @@ int nw_make_file(struct nw_ctx *c, const char *name, off_t written_len,
 		 off_t size, int pattern);
 long nw_pwritev2(int fd, const void *buf, size_t len, off_t off, int flags);
 long nw_preadv2(int fd, void *buf, size_t len, off_t off, int flags);
+extern int nw_rwf_enosys;	/* a case met a kernel without them (< 4.6) */
+int nw_have_rwf_syscalls(void);
+int nw_expect_rwf(struct nw_ctx *c, const char *what, long want, long got);
+long nw_read_nowait(struct nw_ctx *c, int fd, void *buf, size_t len,
+		    off_t off);
 
 struct nw_aio_res {
 	long submit;	/* io_submit's return value (count or -errno) */

@@ -133,9 +133,19 @@ fi
 truncate -s 512M "$out/ext4.img" "$out/xfs.img" "$out/btrfs.img"
 mkfs.ext4 -q -F -O ^orphan_file,^metadata_csum_seed "$out/ext4.img" ||
 	mkfs.ext4 -q -F "$out/ext4.img" || die "mkfs.ext4 failed"
-mkfs.xfs -q -f -m bigtime=0,inobtcount=0,reflink=1 "$out/xfs.img" ||
+# XFS reflink arrived in 4.9 and the btrfs free-space tree in 4.5
+old_fs=0
+[ "$kmaj" -lt 4 ] || { [ "$kmaj" -eq 4 ] && [ "$kmin" -lt 9 ]; } && old_fs=1
+xfs_reflink=1
+btrfs_opts=""
+if [ $old_fs = 1 ]; then
+	xfs_reflink=0
+	btrfs_opts="-R ^free-space-tree"
+fi
+mkfs.xfs -q -f -m bigtime=0,inobtcount=0,reflink=$xfs_reflink "$out/xfs.img" ||
 	die "mkfs.xfs failed"
-mkfs.btrfs -q -f "$out/btrfs.img" >/dev/null || die "mkfs.btrfs failed"
+# shellcheck disable=SC2086
+mkfs.btrfs -q -f $btrfs_opts "$out/btrfs.img" >/dev/null || die "mkfs.btrfs failed"
 mkdir -p "$out/9p"
 
 # --- boot ---
