@@ -11,7 +11,7 @@ kernels=${NOWAIT_KERNELS:-$cache/kernels}
 # kernels the project tests on; each one missing is reported
 known="4.12.0 4.14.67 4.9.337 4.4.220"
 # kernel series below 4.13 the module has been ported to (see README)
-module_series="4.9 4.12"
+module_series="4.4 4.9 4.12"
 np=0 nf=0 ns=0
 
 "$top/test/install-deps.sh" || { echo "check: cannot install the test dependencies"; echo "0 passed, 1 failed"; exit 1; }

@@ -8,8 +8,9 @@
  *   PATH: none: <reason>
  * and, per entry point, whether io_submit and preadv2/pwritev2 take it.
  * It writes nothing: the probes are a zero-length direct write through
- * io_submit (the flags are checked before the length) and a one-block
- * direct read through preadv2.  Exit status: 0 if every PATH supports
+ * io_submit (the flags are checked before the length; a one-block read on
+ * a device node) and a one-block direct read through preadv2, which
+ * kernels before 4.6 do not have.  Exit status: 0 if every PATH supports
  * NOWAIT, 1 if one does not, 2 on a usage or open error.
  */
 #define _GNU_SOURCE
@@ -50,8 +51,11 @@ static int module_state(void)	/* -1 absent, 0 disabled, 1 enabled */
 	return v ? 1 : 0;
 }
 
-/* io_submit of a zero-length NOWAIT direct write; returns 0 or -errno */
-static long probe_aio(int fd)
+/*
+ * io_submit of a zero-length NOWAIT direct write (a one-block read on a
+ * device node, which is opened read-only); returns 0 or -errno
+ */
+static long probe_aio(int fd, int blk)
 {
 	aio_context_t ctx = 0;
 	struct iocb cb, *cbs[1] = { &cb };
@@ -64,9 +68,9 @@ static long probe_aio(int fd)
 		return -errno;
 	memset(&cb, 0, sizeof(cb));
 	cb.aio_fildes = fd;
-	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
+	cb.aio_lio_opcode = blk ? IOCB_CMD_PREAD : IOCB_CMD_PWRITE;
 	cb.aio_buf = (unsigned long)buf;
-	cb.aio_nbytes = 0;
+	cb.aio_nbytes = blk ? sizeof(buf) : 0;
 	cb.aio_rw_flags = RWF_NOWAIT;
 	r = syscall(__NR_io_submit, ctx, 1, cbs);
 	if (r < 0) {
@@ -102,7 +106,7 @@ static const char *why(long err, int mod)
 	case EOPNOTSUPP:
 		return "this filesystem or device does not support RWF_NOWAIT (EOPNOTSUPP)";
 	case ENOSYS:
-		return "this kernel has no such system call";
+		return "this kernel has no preadv2/pwritev2 (they arrived in 4.6): use io_submit";
 	default:
 		return strerror((int)-err);
 	}
@@ -126,12 +130,10 @@ static int probe(const char *path)
 		fprintf(stderr, "nowait-aio-probe: %s: %s\n", path, strerror(errno));
 		return 2;
 	}
-	a = S_ISBLK(st.st_mode) ? 1 : probe_aio(fd);
+	a = probe_aio(fd, S_ISBLK(st.st_mode));
 	p = probe_preadv2(fd);
 	close(fd);
-	if (S_ISBLK(st.st_mode))
-		a = p;	/* no zero-length write probe on a device node */
-	if (a && p) {
+	if (a && (p || p == -ENOSYS)) {
 		printf("%s: none: %s\n", path, why(a, mod));
 		return 1;
 	}
