@@ -4,6 +4,11 @@
  * place.  The logic files include this and never test LINUX_VERSION_CODE.
  * Where a feature can be probed by a macro it defines, it is probed that
  * way (distro kernels backport features); otherwise by version.
+ *
+ * Version tests compare with x.y.0 boundaries only, so a SUBLEVEL above 255
+ * (4.9.337: kbuild clamps it to 255 in LINUX_VERSION_CODE, older trees let
+ * it carry into the minor number) cannot move a comparison across a
+ * boundary the module cares about.
  */
 #ifndef NOWAIT_AIO_COMPAT_H
 #define NOWAIT_AIO_COMPAT_H
