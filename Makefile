@@ -15,6 +15,10 @@ DESTDIR ?=
 KVER ?= debian
 MODULE ?= 0
 CASES ?=
+REF ?= 4.14.67
+SEED ?= 1
+OPS ?= 1000
+SECS ?= 60
 
 # 4.13 and later have RWF_NOWAIT natively: nothing to build there
 NATIVE := $(shell echo $(KREL) | awk -F. '{ print ($$1 > 4 || ($$1 == 4 && $$2 + 0 >= 13)) ? 1 : 0 }')
@@ -49,15 +53,33 @@ endif
 check:
 	@bash test/check.sh
 
+# differential fuzzer: KVER with the module against REF native (test/fuzz)
+fuzz:
+	@bash test/fuzz/run.sh $(KVER) $(REF) $(SEED) $(OPS)
+
+# stress with load/unload and a shadow model (test/stress)
+stress:
+	@bash test/stress/run.sh $(KVER) $(SECS)
+
 vm-check:
 	@bash test/vm/run.sh $(KVER) $(MODULE) '$(CASES)'
 
 unit:
 	@bash test/unit/run.sh
 
-# fio side by side in one boot (module unloaded/loaded, plain/nowait=1)
+# event-loop stall, refusal cost, fio in one boot (test/bench); REF=<native kver> on the command line adds its run, compare.sh and *_vs_native
 bench:
-	@NOWAIT_BENCH=1 NOWAIT_VM_TIMEOUT=3600 bash test/vm/run.sh $(KVER) $(MODULE) 
+	@ref='$(if $(filter command line environment environment override,$(origin REF)),$(REF))'; \
+	rc=0; out=$${NOWAIT_OUT:-test/vm/out}; \
+	NOWAIT_BENCH=1 NOWAIT_VM_TIMEOUT=$${NOWAIT_VM_TIMEOUT:-3600} bash test/vm/run.sh $(KVER) $(MODULE) || rc=1; \
+	a=$$(ls -td "$$out/$(KVER)"-*-bench 2>/dev/null | head -n 1); b=; \
+	if [ -n "$$ref" ]; then \
+		NOWAIT_BENCH=1 NOWAIT_VM_TIMEOUT=$${NOWAIT_VM_TIMEOUT:-3600} bash test/vm/run.sh "$$ref" 0 || rc=1; \
+		b=$$(ls -td "$$out/$$ref"-*-bench 2>/dev/null | head -n 1); \
+	fi; \
+	[ -z "$$a" ] || bash test/bench/plot.sh "$$a" $$b || true; \
+	[ -z "$$a" ] || [ -z "$$b" ] || bash test/bench/compare.sh "$$a/results.txt" "$$b/results.txt" || rc=1; \
+	exit $$rc
 
 conformance:
 	$(MAKE) -C test/conformance
@@ -69,4 +91,4 @@ clean:
 	rm -f module/*.o module/*.ko module/*.mod* module/.*.cmd module/modules.order
 	rm -f Module.symvers modules.order .*.cmd
 
-.PHONY: module tools lib install check vm-check unit bench conformance clean
+.PHONY: module tools lib install check vm-check unit bench conformance clean fuzz stress

@@ -89,6 +89,49 @@ out:
 	return ok;
 }
 
+/*
+ * Does the file have a shared (reflinked) extent anywhere?  XFS marks such
+ * an inode (XFS_DIFLAG2_REFLINK, private to XFS); its extents are the
+ * public trace of that.  Looks at the first 128 extents.
+ */
+#define NW_SHARED_SCAN_ROUNDS 8
+
+static bool nw_inode_has_shared(struct inode *inode)
+{
+	struct fiemap_extent *ext;
+	struct fiemap_extent_info fi;
+	nw_addr_limit_t old;
+	u64 start = 0;
+	unsigned int i, round;
+	bool shared = false;
+	int err;
+
+	if (!inode->i_op->fiemap)
+		return false;
+	ext = kcalloc(NW_FIEMAP_EXTENTS, sizeof(*ext), GFP_KERNEL);
+	if (!ext)
+		return false;
+	for (round = 0; round < NW_SHARED_SCAN_ROUNDS && !shared; round++) {
+		memset(&fi, 0, sizeof(fi));
+		fi.fi_extents_max = NW_FIEMAP_EXTENTS;
+		fi.fi_extents_start = (struct fiemap_extent __user *)ext;
+		old = nw_kernel_ds_enter();
+		err = inode->i_op->fiemap(inode, &fi, start, LLONG_MAX - start);
+		nw_addr_limit_restore(old);
+		if (err || !fi.fi_extents_mapped)
+			break;
+		for (i = 0; i < fi.fi_extents_mapped; i++)
+			if (ext[i].fe_flags & FIEMAP_EXTENT_SHARED)
+				shared = true;
+		i = fi.fi_extents_mapped - 1;
+		if (ext[i].fe_flags & FIEMAP_EXTENT_LAST)
+			break;
+		start = ext[i].fe_logical + ext[i].fe_length;
+	}
+	kfree(ext);
+	return shared;
+}
+
 /* btrfs NODATACOW, through the FS_IOC_GETFLAGS ioctl's own handler */
 static bool nw_btrfs_nodatacow(struct file *file)
 {
@@ -156,6 +199,21 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 
 	unaligned = fs == NW_FS_XFS &&
 		    ((iocb->ki_pos | count) & (i_blocksize(inode) - 1));
+	if (fs == NW_FS_XFS) {
+		/* XFS's own first answers, before its locks (4.14) */
+		if (q && ((iocb->ki_pos | count) &
+			  (queue_logical_block_size(q) - 1)))
+			return 0;	/* XFS says EINVAL */
+		/*
+		 * Unaligned DIO to a reflinked file falls back to a buffered
+		 * write, which refuses NOWAIT (xfs_file_dio_aio_write's
+		 * -EREMCHG, then xfs_file_buffered_aio_write).
+		 */
+		if (unaligned && nw_inode_has_shared(inode)) {
+			nw_count(NW_CNT_EOPNOTSUPP);
+			return -EOPNOTSUPP;
+		}
+	}
 	if (nw_check_on[NW_CHECK_LOCK]) {
 		/* ext4, btrfs and unaligned XFS DIO lock i_rwsem exclusively */
 		bool free = (fs == NW_FS_XFS && !unaligned) ?
@@ -170,6 +228,47 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 
 	size = i_size_read(inode);
 	pos = (iocb->ki_flags & IOCB_APPEND) ? size : iocb->ki_pos;
+	/* generic_write_checks() answers EFBIG before any NOWAIT test */
+	if (pos >= inode->i_sb->s_maxbytes)
+		return 0;
+	if (q) {
+		/*
+		 * A direct write the device cannot take as it is (not aligned
+		 * to its logical block): XFS's iomap DIO says EINVAL, unless
+		 * the first block needs allocation, which its NOWAIT test
+		 * refuses first.
+		 */
+		unsigned int lbs_mask = queue_logical_block_size(q) - 1;
+
+		/*
+		 * ext4's "unaligned AIO" (async, inside i_size, not aligned to
+		 * its block) skipped 4.14's NOWAIT overwrite test; one the
+		 * device cannot take is EINVAL there, without the waits.
+		 */
+		if (fs == NW_FS_EXT4 && !is_sync_kiocb(iocb) && pos < size &&
+		    ((pos | iov_iter_alignment(from)) &
+		     (i_blocksize(inode) - 1)) &&
+		    ((pos | iov_iter_alignment(from)) & lbs_mask))
+			return -EINVAL;
+		if (fs == NW_FS_XFS && pos <= size &&
+		    (iov_iter_alignment(from) & lbs_mask)) {
+			size_t first = min_t(size_t, count, i_blocksize(inode) -
+					     (pos & (i_blocksize(inode) - 1)));
+
+			if (!nw_check_on[NW_CHECK_ALLOC] ||
+			    nw_range_in_place(inode, pos, first, true, true))
+				return -EINVAL;
+			return nw_eagain(NW_CNT_EAGAIN_ALLOC);
+		}
+	}
+	/*
+	 * btrfs turns a direct write it cannot align to its sector size into
+	 * a buffered one (check_direct_IO()), which does not honour NOWAIT
+	 * before 6.1: refuse it, nothing written.  (4.14 let it through.)
+	 */
+	if (fs == NW_FS_BTRFS && nw_check_on[NW_CHECK_ALLOC] &&
+	    ((pos | iov_iter_alignment(from)) & (i_blocksize(inode) - 1)))
+		return nw_eagain(NW_CNT_EAGAIN_ALLOC);
 	if (nw_check_on[NW_CHECK_ALLOC]) {
 		bool ok;
 

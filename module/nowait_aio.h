@@ -150,7 +150,7 @@ extern bool (*nw_blk_mq_has_free_tags)(struct blk_mq_tags *tags);
 /* --- the parts' hook tables and setup --- */
 extern struct nw_hook nw_hooks[];
 extern const size_t nw_nr_hooks;
-extern ssize_t (*nw_rw_verify_area)(int, struct file *, const loff_t *, size_t);
+extern int (*nw_rw_verify_area)(int, struct file *, const loff_t *, size_t);
 
 int nw_sysfs_init(void);
 void nw_sysfs_exit(void);

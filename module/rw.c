@@ -25,7 +25,8 @@ ssize_t (*nw_orig_do_readv_writev)(int, struct file *, struct iov_iter *,
 ssize_t (*nw_orig_do_iter_readv_writev)(struct file *, struct iov_iter *,
 					loff_t *, nw_iter_fn, int);
 ssize_t (*nw_orig_generic_file_read_iter)(struct kiocb *, struct iov_iter *);
-ssize_t (*nw_rw_verify_area)(int, struct file *, const loff_t *, size_t);
+/* int, as the kernel declares it: its errors live in the low 32 bits only */
+int (*nw_rw_verify_area)(int, struct file *, const loff_t *, size_t);
 
 /*
  * 4.14 lets RWF_NOWAIT in only for files whose filesystem set FMODE_NOWAIT
@@ -38,6 +39,12 @@ static bool nw_is_ext4(struct inode *inode)
 
 	return S_ISREG(inode->i_mode) &&
 	       (!strcmp(fs, "ext4") || !strcmp(fs, "ext3"));
+}
+
+static bool nw_is_btrfs(struct inode *inode)
+{
+	return S_ISREG(inode->i_mode) &&
+	       !strcmp(inode->i_sb->s_type->name, "btrfs");
 }
 
 bool nw_file_nowait_capable(struct file *file)
@@ -111,7 +118,15 @@ ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		ret = nw_eagain(NW_CNT_EAGAIN_INJECTED);
 		goto out;
 	}
-	if (iocb->ki_flags & IOCB_DIRECT) {
+	/*
+	 * btrfs serves a direct read it cannot align to its sector size from
+	 * the page cache (check_direct_IO(), then generic_file_read_iter()'s
+	 * buffered path): the buffered rule applies.
+	 */
+	if ((iocb->ki_flags & IOCB_DIRECT) &&
+	    !(nw_is_btrfs(mapping->host) &&
+	      ((iocb->ki_pos | iov_iter_alignment(to)) &
+	       (i_blocksize(mapping->host) - 1)))) {
 		/*
 		 * ext4 takes i_rwsem shared for direct reads; 4.14 slept
 		 * there, 5.5 tries it (b1b4705d54ab "ext4: introduce direct

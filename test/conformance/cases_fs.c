@@ -352,6 +352,60 @@ static void reflink_shared(struct nw_ctx *c)
 	close(fd);
 }
 
+/*
+ * XFS: a NOWAIT overwrite of blocks of a reflinked file that are not shared
+ * themselves.  4.14's xfs_file_iomap_begin() refused every NOWAIT direct
+ * write to a reflinked inode ("FIXME: It could still overwrite on unshared
+ * extents"); later kernels refuse only shared extents (6.1 verified:
+ * imap_needs_cow()), and so does the module.  The blocks cloned away are
+ * still refused.
+ */
+static void xfs_reflink_unshared(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 131072, 131072, 0x11);
+	int cfd;
+	char p[512];
+
+	if (fd < 0)
+		return;
+	if (nw_native(c) && !nw_kver_ge(c, KV(6, 1, 0))) {
+		nw_skip(c, "later upstream (6.1 verified); 4.14 refuses every NOWAIT write to a reflinked XFS file");
+		close(fd);
+		return;
+	}
+	if (c->env->kver < KV(4, 9, 0)) {
+		nw_skip(c, "XFS reflink arrived in 4.9; this kernel's image is made with reflink=0");
+		close(fd);
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/fs-clone2.dat", c->dir);
+	unlink(p);
+	cfd = open(p, O_RDWR | O_CREAT, 0644);
+	if (cfd < 0) {
+		nw_fail(c, "open clone: ok vs errno %d", errno);
+		close(fd);
+		return;
+	}
+	{
+		struct file_clone_range r = {
+			.src_fd = fd, .src_offset = 0, .src_length = 65536,
+			.dest_offset = 0,
+		};
+
+		if (ioctl(cfd, FICLONERANGE, &r)) {
+			nw_fail(c, "FICLONERANGE: ok vs errno %d", errno);
+			goto out;
+		}
+	}
+	fsync(cfd);
+	aio_expect_ow(c, fd, 65536, NW_BS, 0);
+	if (!c->failed)
+		aio_expect(c, fd, 0, NW_BS, -EAGAIN, 0);
+out:
+	close(cfd);
+	close(fd);
+}
+
 /* btrfs: a plain (COW) file always needs allocation */
 static void btrfs_cow(struct nw_ctx *c)
 {
@@ -422,6 +476,9 @@ const struct nw_case nw_fs_cases[] = {
 	{ "fs.%s.reflink-shared",
 	  "a write to reflinked (shared) blocks needs COW: EAGAIN",
 	  FS_BIT(NW_XFS) | FS_BIT(NW_BTRFS), reflink_shared },
+	{ "fs.%s.reflink-unshared",
+	  "XFS: unshared blocks of a reflinked file are written in place; shared ones refused",
+	  FS_BIT(NW_XFS), xfs_reflink_unshared },
 	{ "fs.%s.cow",
 	  "btrfs: a COW file (no NODATACOW/PREALLOC) refuses: EAGAIN",
 	  FS_BIT(NW_BTRFS),

@@ -70,6 +70,30 @@ if [ "$NW_BENCH" = 1 ]; then
 	finish $?
 fi
 
+if [ -n "$NW_FUZZ" ]; then
+	# NW_FUZZ=SEED:OPS.  No periodic writeback: the fuzzer's page-cache
+	# and delalloc states must follow its operations, not the clock.
+	echo 0 > /proc/sys/vm/dirty_writeback_centisecs
+	echo 360000 > /proc/sys/vm/dirty_expire_centisecs
+	/nwfuzz ${NW_FUZZ%%:*} ${NW_FUZZ#*:} > /mnt/9p/fuzz.log 2>&1
+	n=$(grep -c '^op ' /mnt/9p/fuzz.log)
+	if grep -q '^nwfuzz-done' /mnt/9p/fuzz.log; then
+		say "ok fuzz.run - $n operations ran to the end"
+	else
+		say "not ok fuzz.run - the fuzzer runs to the end: done vs stopped after $n ops ($(tail -n 1 /mnt/9p/fuzz.log))"
+	fi
+	finish 0
+fi
+if [ -n "$NW_STRESS" ]; then
+	sh /stress.sh "$NW_STRESS" > $res 2>&1
+	rc=$?
+	[ "$NW_STRESS" = verify ] && finish $rc
+	# the power cut: no sync, no unmount
+	say "nwsuite-done rc=$rc"
+	echo b > /proc/sysrq-trigger
+	poweroff -f -n
+fi
+
 cases=$(echo "$NW_CASES" | tr ',' ' ')
 /nwconf $cases > $res 2>&1
 rc=$?

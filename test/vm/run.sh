@@ -52,6 +52,9 @@ mode=stock
 [ "$MODULE" = 1 ] && mode=module
 
 [ "${NOWAIT_BENCH:-0}" = 1 ] && mode=$mode-bench
+[ -n "${NOWAIT_FUZZ:-}" ] && mode=$mode-fuzz
+[ -n "${NOWAIT_STRESS:-}" ] && mode=$mode-stress
+[ "${NOWAIT_STRESS:-}" = verify ] && mode=$mode-verify
 out=${NOWAIT_OUT:-$top/test/vm/out}/$KVER-$mode
 rm -rf "$out"
 mkdir -p "$out"
@@ -80,6 +83,28 @@ make -s -C "$top/lib" libnowait.a >>"$out/build.log" 2>&1 &&
 		-laio -lpthread >>"$out/build.log" 2>&1 ||
 	die "libnowait tests do not build"
 cp "$top/test/bench/guest.sh" "$root/bench.sh"
+# --- bench guest programs ---
+if [ "${NOWAIT_BENCH:-0}" = 1 ]; then
+	# the event-loop stall and refusal-cost benchmark, static, with libnowait
+	cc -O2 -Wall -Wextra -Werror -static -I"$top/include" -o "$root/stall" \
+		"$top/test/bench/stall.c" "$top/lib/libnowait.a" \
+		-laio -lpthread -lm >>"$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; die "test/bench/stall.c does not build"; }
+	# its knobs (NW_STALL_*, NW_REFUSAL_*, NW_BENCH_FIO) from the host's environment
+	for v in $(compgen -v | grep -E '^(NW_STALL_|NW_REFUSAL_|NW_BENCH_FIO$)'); do
+		printf "export %s='%s'\n" "$v" "${!v}"
+	done >"$root/bench.env"
+fi
+# --- end bench guest programs ---
+# the differential fuzzer and the stress run (test/fuzz, test/stress)
+for g in fuzz/fuzz:nwfuzz stress/stress:nwstress; do
+	src=$top/test/${g%%:*}.c
+	[ -f "$src" ] || continue
+	cc -O2 -Wall -Wextra -Werror -static -I"$top/include" -o "$root/${g#*:}" \
+		"$src" -lpthread >>"$out/build.log" 2>&1 ||
+		die "$src does not build"
+done
+[ -f "$top/test/stress/guest.sh" ] && cp "$top/test/stress/guest.sh" "$root/stress.sh"
 { [ "$MODULE" = 1 ] || [ $refuse = 1 ]; } && cp "$top/module/nowait_aio.ko" "$root/nowait_aio.ko"
 if [ "$MODULE" = 1 ]; then
 	# the README's install path: make install into the guest's root, so
@@ -130,6 +155,14 @@ fi
 (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initramfs.cpio.gz"
 
 # --- fresh filesystem images, with features old kernels mount ---
+if [ -n "${NOWAIT_IMAGES_FROM:-}" ]; then
+	# a second boot on the images (and 9p files) of an earlier run
+	for f in ext4.img xfs.img btrfs.img; do
+		cp --sparse=always "$NOWAIT_IMAGES_FROM/$f" "$out/$f" || die "no $f in $NOWAIT_IMAGES_FROM"
+	done
+	mkdir -p "$out/9p"
+	cp -r "$NOWAIT_IMAGES_FROM/9p/." "$out/9p/"
+else
 truncate -s 512M "$out/ext4.img" "$out/xfs.img" "$out/btrfs.img"
 mkfs.ext4 -q -F -O ^orphan_file,^metadata_csum_seed "$out/ext4.img" ||
 	mkfs.ext4 -q -F "$out/ext4.img" || die "mkfs.ext4 failed"
@@ -146,6 +179,7 @@ mkfs.xfs -q -f -m bigtime=0,inobtcount=0,reflink=$xfs_reflink "$out/xfs.img" ||
 	die "mkfs.xfs failed"
 # shellcheck disable=SC2086
 mkfs.btrfs -q -f $btrfs_opts "$out/btrfs.img" >/dev/null || die "mkfs.btrfs failed"
+fi
 mkdir -p "$out/9p"
 
 # --- boot ---
@@ -153,7 +187,7 @@ mkdir -p "$out/9p"
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1 nokaslr"
 nwmod=$MODULE
 [ $refuse = 1 ] && nwmod=refuse
-cmdline="$cmdline NW_MODULE=$nwmod NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all}"
+cmdline="$cmdline NW_MODULE=$nwmod NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all} NW_FUZZ=${NOWAIT_FUZZ:-} NW_STRESS=${NOWAIT_STRESS:-}"
 qextra=""
 if [ "${NOWAIT_BENCH:-0}" = 1 ]; then
 	# guest time counts instructions; fio comes from the host's root

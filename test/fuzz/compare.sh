@@ -1,0 +1,153 @@
+#!/bin/bash
+# Compare two nwfuzz logs of the same seed, line by line.
+#
+#   test/fuzz/compare.sh MODULE_LOG NATIVE_LOG
+#
+# Operations are matched by number and compared on their result (what
+# follows "=>"): io_submit's return and each event's res, or the
+# preadv2/pwritev2 return.  A difference is "explained" when it matches one
+# of the deliberate differences below (a later upstream fix the module
+# ships, or 4.14 behaviour the module does not copy, each named); anything
+# else is UNEXPLAINED.  File sizes and hashes at the end of each epoch are
+# compared too: a difference there is explained when an explained operation
+# of that epoch wrote on one side only.  Ends with
+#   fuzz: <ops> ops, <d> divergences, <e> explained
+set -u
+mod=${1:?usage: compare.sh MODULE_LOG NATIVE_LOG}
+nat=${2:?usage: compare.sh MODULE_LOG NATIVE_LOG}
+
+awk -v nat="$nat" '
+function field(line, key,    m) {
+	if (match(line, " " key "=[^ }]*")) {
+		m = substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+		return m
+	}
+	return ""
+}
+function result(line) { sub(/.*=> /, "", line); return line }
+function n_of(line,    a) { split(line, a, " "); return a[2] + 0 }
+# the requests of an op line, one per {...}
+function reqs(line, arr,    s, n) {
+	s = line; sub(/ => .*/, "", s); n = 0
+	while (match(s, /\{[^}]*\}/)) {
+		arr[++n] = substr(s, RSTART, RLENGTH)
+		s = substr(s, RSTART + RLENGTH)
+	}
+	return n
+}
+# results of an op line: for aio "submit=S res=a,b", else one value
+function results(line, arr,    r, n, i, parts) {
+	r = result(line)
+	if (r ~ /^submit=/) {
+		split(r, parts, " ")
+		arr[0] = substr(parts[1], 8)
+		n = split(substr(parts[2], 5), arr, ",")
+		arr[0] = substr(parts[1], 8)
+		return n
+	}
+	arr[0] = "-"
+	arr[1] = r
+	return 1
+}
+function is_write(q) { return q ~ /op=(1|8|-2) / }
+function is_read(q) { return q ~ /op=(0|7|-1) / }
+# the RWF_NOWAIT bit (8) of the hex flags of a request, in portable awk
+function nowait(q,    f, d) {
+	f = tolower(field(q, "fl")); sub(/^0x/, "", f)
+	d = index("0123456789abcdef", substr(f, length(f), 1)) - 1
+	return d >= 8
+}
+function fd_of(q) { return q ~ /\/direct / ? "direct" : q ~ /\/buffered / ? "buffered" : q ~ /\/ro / ? "ro" : "special" }
+function file_of(q,    m) { if (match(q, /\{op=[-0-9]+ [abc]\//)) return substr(q, RSTART + RLENGTH - 2, 1); return "" }
+function lay(q) { return field(q, "L") }
+function lay_all(line,    s, out) {
+	s = line; out = ""
+	while (match(s, / L=[a-z]*/)) { out = out substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH) }
+	return out
+}
+function off(q) { return field(q, "off") + 0 }
+function len(q) { return field(q, "len") + 0 }
+function segs(q) { return field(q, "seg") + 0 }
+function unaligned(q) { return off(q) % 4096 != 0 || q ~ /buf=\+/ || (len(q) % 4096 != 0) || int(len(q) / segs(q)) % 4096 != 0 }
+
+# Why might the module (m) and native 4.14 (n) differ for request q on fs?
+# Returns "" when no rule applies.  "wrote" is set when one side wrote.
+function explain(fs, q, m, n) {
+	wrote = 0
+	if (is_read(q) && nowait(q) && fd_of(q) == "buffered" && m == 0 && n == -11 && (lay(q) ~ /g|e/ || off(q) >= 4194304))
+		return "NOWAIT buffered read at EOF: 4.14 says EAGAIN, later upstream 0 (6.1 verified)"
+	if (is_write(q) && nowait(q) && fs == "xfs" && m == -11 && n > 0 && n < len(q))
+		{ wrote = 1; return "XFS partial NOWAIT write: 4.14 writes part, then EAGAIN (fixed 5.10, 883a790a8440)" }
+	if (is_write(q) && nowait(q) && fs == "btrfs" && m == -11 && n == len(q) && lay(q) ~ /h/)
+		{ wrote = 1; return "btrfs NOWAIT write over a hole: 4.14 allocates (fixed 5.8, 260a63395f90)" }
+	if (is_write(q) && nowait(q) && fs == "btrfs" && m > 0 && n == -11 && lay(q) ~ /u/ && lay(q) ~ /e/)
+		{ wrote = 1; return "btrfs NOWAIT write into preallocation past EOF: 4.14 EAGAIN (fixed 5.8, 4b1946284dd6)" }
+	if (is_write(q) && nowait(q) && fs == "xfs" && m == -11 && (n > 0 || n == -22) && lay(q) ~ /g/)
+		{ wrote = 1; return "XFS NOWAIT write past EOF needing zeroing: 4.14 zeroes first, then writes or says EINVAL (refused first since 5.12, 354be7e3b2ba)" }
+	if (is_write(q) && nowait(q) && fs == "xfs" && m != -11 && n == -11 && file_of(q) ~ /a|b/ && lay(q) !~ /s/)
+		{ wrote = 1; return "XFS NOWAIT write to unshared blocks of a reflinked file: 4.14 refuses the whole inode (its FIXME), later upstream only shared extents (6.1 verified)" }
+	if (is_write(q) && nowait(q) && fs == "ext4" && m == -11 && n > 0 && unaligned(q) && lay(q) !~ /^w?c?$/)
+		{ wrote = 1; return "ext4 unaligned async NOWAIT DIO: 4.14 skips its overwrite check and allocates (fixed 5.5, 378f32bab371)" }
+	if (is_write(q) && nowait(q) && fs == "btrfs" && m == -11 && n > 0 && unaligned(q))
+		{ wrote = 1; return "btrfs unaligned NOWAIT DIO: 4.14 falls back to a buffered write that ignores NOWAIT; the module refuses (6.1 btrfs buffered writes honour NOWAIT)" }
+	return ""
+}
+
+BEGIN {
+	while ((getline l < nat) > 0) {
+		if (l ~ /^op /) N[n_of(l)] = l
+		else if (l ~ /^epoch /) { split(l, a, " "); E[a[2] " " a[3] " " a[4]] = l }
+	}
+	ops = 0; div = 0; expl = 0
+}
+/^op / {
+	ops++
+	k = n_of($0)
+	if (!(k in N)) { div++; printf "UNEXPLAINED op %d: missing in the native log\n", k; next }
+	if (result($0) == result(N[k])) next
+	div++
+	split($0, w, " "); fs = w[3]
+	nq = reqs($0, Q)
+	split("", MR); split("", NV)
+	nm = results($0, MR); nn = results(N[k], NV)
+	why = ""
+	if (lay_all($0) != lay_all(N[k]) && ((int(k / 50) " " fs) in touched)) {
+		expl++
+		printf "explained op %d (%s): its file differs since an explained write earlier in the epoch\n", k, fs
+		reason["file state differs since an explained write earlier in the epoch"]++
+		next
+	}
+	if (MR[0] == NV[0]) {
+		for (i = 1; i <= nq && i <= nm; i++) {
+			if (MR[i] == NV[i]) continue
+			e = explain(fs, Q[i], MR[i] + 0, NV[i] + 0)
+			if (e == "") { why = ""; break }
+			why = why (why == "" ? "" : "; ") e
+			if (wrote) touched[int(k / 50) " " fs] = 1
+		}
+	}
+	if (why != "") {
+		expl++
+		reason[why]++
+		printf "explained op %d (%s): %s\n", k, fs, why
+	} else {
+		printf "UNEXPLAINED op %d\n  module: %s\n  native: %s\n", k, $0, N[k]
+	}
+}
+/^epoch / {
+	split($0, a, " ")
+	key = a[2] " " a[3] " " a[4]
+	if (!(key in E) || E[key] == $0) next
+	div++
+	if ((a[2] " " a[3]) in touched) {
+		expl++
+		printf "explained epoch %s %s file %s: follows an explained write above\n", a[2], a[3], a[4]
+	} else {
+		printf "UNEXPLAINED epoch %s %s file %s\n  module: %s\n  native: %s\n", a[2], a[3], a[4], $0, E[key]
+	}
+}
+END {
+	for (r in reason) printf "# %4d x %s\n", reason[r], r
+	printf "fuzz: %d ops, %d divergences, %d explained\n", ops, div, expl
+}
+' "$mod"

@@ -1,0 +1,68 @@
+#!/bin/busybox sh
+# Guest side of `make stress` (run by init with NW_STRESS=<secs> or
+# NW_STRESS=verify).
+#
+# <secs>: nwstress runs for <secs> seconds while this script unloads and
+# reloads nowait_aio every second or two and flips its switches; then the
+# files are checked against their shadows, the shadows saved to the host
+# (/mnt/9p), kmemleak scanned where the kernel has it, and init cuts the
+# power without unmounting.
+# verify: after that power cut, the filesystems are mounted again (journal
+# replay) and checked against the saved shadows.
+arg=$1
+k=/sys/kernel/nowait_aio
+if [ "$arg" = verify ]; then
+	/nwstress verify
+	rc=$?
+	[ $rc = 0 ] && echo "ok stress.power-cut - after the power cut and remount the files match their shadows" ||
+		echo "not ok stress.power-cut - after the power cut and remount the files match their shadows: match vs mismatch"
+	exit $rc
+fi
+
+: >/tmp/cycles
+(
+	n=0
+	while [ ! -f /tmp/stress.stop ]; do
+		if rmmod nowait_aio 2>/dev/null; then
+			n=$((n + 1))
+			echo $n >/tmp/cycles
+		fi
+		usleep $((200000 + (n % 5) * 100000))
+		modprobe nowait_aio 2>/dev/null || insmod /nowait_aio.ko 2>/dev/null
+		# flip a switch or two while it is loaded
+		for s in enabled lock pagecache alloc congestion; do
+			[ -w $k/$s ] || continue
+			echo $(( (n + ${#s}) % 3 != 0 )) >$k/$s 2>/dev/null
+		done
+		usleep $((600000 + (n % 3) * 300000))
+		for s in enabled lock pagecache alloc congestion; do
+			[ -w $k/$s ] && echo 1 >$k/$s 2>/dev/null
+		done
+	done
+) &
+cyc=$!
+/nwstress run "$arg" >/tmp/stress.out 2>&1
+rc=$?
+touch /tmp/stress.stop
+wait $cyc
+modprobe nowait_aio 2>/dev/null
+cat /tmp/stress.out
+cycles=$(cat /tmp/cycles)
+echo "# stress: ${cycles:-0} load/unload cycles"
+echo "stress-cycles: ${cycles:-0}"
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 5
+	echo scan >/sys/kernel/debug/kmemleak
+	leaks=$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak)
+	echo "# kmemleak: $leaks unreferenced objects"
+	[ "$leaks" = 0 ] || head -n 40 /sys/kernel/debug/kmemleak
+	[ "$leaks" = 0 ] && echo "ok stress.kmemleak - no leak reported" ||
+		echo "not ok stress.kmemleak - no leak reported: 0 vs $leaks"
+fi
+if [ $rc = 0 ]; then
+	echo "ok stress.run - the files match their shadows, no unexpected error"
+else
+	echo "not ok stress.run - the files match their shadows, no unexpected error: mismatches vs none"
+fi
+exit $rc

@@ -1,0 +1,49 @@
+#!/bin/bash
+# make stress: mixed NOWAIT/plain I/O with the module unloaded and reloaded
+# all the while, a shadow model of every file, a power cut, and fsck.
+#
+#   test/stress/run.sh KVER SECS
+#
+# Boot 1 runs the load for SECS seconds (test/stress/guest.sh) and cuts the
+# power without unmounting; boot 2 mounts the same images (journal replay)
+# and checks the files against the shadows saved by boot 1; then the host
+# checks the images: e2fsck -fn, xfs_repair -n, btrfs check.  Ends with
+#   stress: <ops> ops, <eagain> eagain, <cycles> load/unload cycles,
+#           <bytes> bytes checked, <m> mismatches, fsck clean|dirty
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+KVER=${1:?usage: run.sh KVER SECS}
+SECS=${2:-60}
+out=${NOWAIT_OUT:-$top/test/vm/out}
+rc=0
+
+echo "# stress: $KVER with the module, $SECS s, then a power cut"
+NOWAIT_VM_TIMEOUT=$((SECS * 20 + 900)) NOWAIT_STRESS=$SECS \
+	bash "$top/test/vm/run.sh" "$KVER" 1 || rc=1
+d1=$out/$KVER-module-stress
+NOWAIT_IMAGES_FROM=$d1 NOWAIT_STRESS=verify \
+	bash "$top/test/vm/run.sh" "$KVER" 1 || rc=1
+d2=$out/$KVER-module-stress-verify
+
+fsck=clean
+e2fsck -fn "$d2/ext4.img" >"$d2/fsck-ext4.log" 2>&1 || fsck=dirty
+xfs_repair -n "$d2/xfs.img" >"$d2/fsck-xfs.log" 2>&1 || fsck=dirty
+btrfs check "$d2/btrfs.img" >"$d2/fsck-btrfs.log" 2>&1 || fsck=dirty
+for f in ext4 xfs btrfs; do
+	echo "# fsck $f: $(tail -n 1 "$d2/fsck-$f.log")"
+done
+[ $fsck = clean ] && echo "ok stress.fsck - e2fsck -fn, xfs_repair -n and btrfs check are clean" ||
+	{ echo "not ok stress.fsck - e2fsck -fn, xfs_repair -n and btrfs check are clean: clean vs dirty (logs in $d2)"; rc=1; }
+
+r=$(grep -h '^stress-run:' "$d1/results.txt" | tail -n 1)
+v=$(grep -h '^stress-verify:' "$d2/results.txt" | tail -n 1)
+cyc=$(grep -h '^stress-cycles:' "$d1/results.txt" | tail -n 1 | tr -dc '0-9')
+set -- $(echo "$r" | tr -dc '0-9 ')
+ops=${1:-0} eagain=${2:-0} bytes1=${4:-0} mis1=${5:-1}
+set -- $(echo "$v" | tr -dc '0-9 ')
+bytes2=${4:-0} mis2=${5:-1}
+[ -n "$r" ] && [ -n "$v" ] || rc=1
+[ $((mis1 + mis2)) = 0 ] || rc=1
+[ "${cyc:-0}" -gt 0 ] || { echo "not ok stress.cycles - the module was unloaded and reloaded: yes vs 0 cycles"; rc=1; }
+echo "stress: $ops ops, $eagain eagain, ${cyc:-0} load/unload cycles, $((bytes1 + bytes2)) bytes checked, $((mis1 + mis2)) mismatches, fsck $fsck"
+exit $rc
