@@ -31,13 +31,22 @@ stage() { # name, command...
 	shift
 	log=$(mktemp)
 	echo "== stage $name"
-	"$@" 2>&1 | tee "$log" | grep -E '^(not ok|skip|#|SKIP|[0-9]+ passed)'
+	"$@" 2>&1 | tee "$log" | grep -E '^(not ok|skip|#|SKIP|[0-9]+ passed|fuzz:|stress:|UNEXPLAINED)'
 	add "$log"
 	rm -f "$log"
 }
 skip_stage() {
 	echo "SKIP: stage $1: $2"
 	ns=$((ns + 1))
+}
+
+# make stress, its last line turned into a count for the summary
+stress_stage() {
+	local rc
+	"$top/test/stress/run.sh" "$@"
+	rc=$?
+	[ $rc = 0 ] && echo "1 passed, 0 failed, 0 skipped" || echo "0 passed, 1 failed, 0 skipped"
+	return $rc
 }
 
 stage unit "$top/test/unit/run.sh"
@@ -58,10 +67,29 @@ for k in $known $(ls "$kernels" 2>/dev/null); do
 		stage "$k-native" "$top/test/vm/run.sh" "$k" 1
 	elif ! echo " $module_series " | grep -q " $a.$b "; then
 		skip_stage "$k-module" "the module is not ported to $a.$b yet (README: Supported kernels)"
+	elif [ "${k%-debug}" != "$k" ]; then
+		# a debug kernel (lockdep, KASAN, kmemleak: about 9x slower):
+		# the short form, and a stress run that ends in a kmemleak scan
+		NOWAIT_VM_TIMEOUT=3600 stage "$k-module" "$top/test/vm/run.sh" "$k" 1 \
+			'interface.aio.*,fs.ext4.*,fs.xfs.*,read.ext4.*,block.nullblk.*'
+		stage "$k-stress" stress_stage "$k" 15
 	else
 		stage "$k-module" "$top/test/vm/run.sh" "$k" 1
 	fi
 done
+
+# the short forms of `make fuzz` and `make stress` (README: Testing)
+if [ -f "$kernels/4.12.0/arch/x86/boot/bzImage" ] &&
+   [ -f "$kernels/4.14.67/arch/x86/boot/bzImage" ]; then
+	stage fuzz-4.12.0-vs-4.14.67 "$top/test/fuzz/run.sh" 4.12.0 4.14.67 1 200
+else
+	skip_stage fuzz "needs 4.12.0 and 4.14.67 in $kernels"
+fi
+if [ -f "$kernels/4.12.0/arch/x86/boot/bzImage" ]; then
+	stage stress-4.12.0 stress_stage 4.12.0 20
+else
+	skip_stage stress "needs 4.12.0 in $kernels"
+fi
 
 echo "$np passed, $nf failed, $ns skipped"
 [ "$nf" -eq 0 ]

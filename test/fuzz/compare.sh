@@ -93,6 +93,18 @@ function explain(fs, q, m, n) {
 	return ""
 }
 
+# Same answer on both sides, but 4.14 changed the file before it answered
+# EAGAIN: the later fixes make the module refuse first.
+function silent(fs, q, m, n) {
+	if (!(is_write(q) && nowait(q) && fs == "xfs" && m == -11 && n == -11))
+		return ""
+	if (lay(q) ~ /w/ && lay(q) ~ /h/)
+		return "4.14 wrote the written part before its EAGAIN (fixed 5.10, 883a790a8440)"
+	if (lay(q) ~ /g/)
+		return "4.14 zeroed past EOF (and moved i_size) before its EAGAIN (fixed 5.12, 354be7e3b2ba)"
+	return ""
+}
+
 BEGIN {
 	while ((getline l < nat) > 0) {
 		if (l ~ /^op /) N[n_of(l)] = l
@@ -104,7 +116,17 @@ BEGIN {
 	ops++
 	k = n_of($0)
 	if (!(k in N)) { div++; printf "UNEXPLAINED op %d: missing in the native log\n", k; next }
-	if (result($0) == result(N[k])) next
+	if (result($0) == result(N[k])) {
+		split($0, w, " ")
+		nq = reqs($0, Q)
+		nm = results($0, MR)
+		for (i = 1; i <= nq && i <= nm; i++) {
+			e = silent(w[3], Q[i], MR[i] + 0, MR[i] + 0)
+			if (e != "")
+				touched[int(k / 50) " " w[3]] = "op " k ": " e
+		}
+		next
+	}
 	div++
 	split($0, w, " "); fs = w[3]
 	nq = reqs($0, Q)
@@ -123,7 +145,7 @@ BEGIN {
 			e = explain(fs, Q[i], MR[i] + 0, NV[i] + 0)
 			if (e == "") { why = ""; break }
 			why = why (why == "" ? "" : "; ") e
-			if (wrote) touched[int(k / 50) " " fs] = 1
+			if (wrote) touched[int(k / 50) " " fs] = "op " k ": " e
 		}
 	}
 	if (why != "") {
@@ -141,7 +163,8 @@ BEGIN {
 	div++
 	if ((a[2] " " a[3]) in touched) {
 		expl++
-		printf "explained epoch %s %s file %s: follows an explained write above\n", a[2], a[3], a[4]
+		printf "explained epoch %s %s file %s: follows %s\n", a[2], a[3], a[4], touched[a[2] " " a[3]]
+		reason["a file differs after an explained operation of its epoch"]++
 	} else {
 		printf "UNEXPLAINED epoch %s %s file %s\n  module: %s\n  native: %s\n", a[2], a[3], a[4], $0, E[key]
 	}
