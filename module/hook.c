@@ -74,13 +74,25 @@ static bool nw_any_resolved(struct nw_hook *hooks, size_t n, const char *list)
 	return false;
 }
 
+/* kallsyms_lookup_size_offset() is not exported either; optional */
+static int (*nw_sym_size_offset)(unsigned long addr, unsigned long *size,
+				 unsigned long *offset);
+
 static void nw_hook_resolve_one(struct nw_hook *h)
 {
+	unsigned long size = 0, offset = 0;
+
 	h->addr = nw_lookup_name(h->name);
 	h->live = false;
 	h->off_reason = NULL;
 	if (!h->addr) {
 		h->off_reason = "symbol not found (inlined or absent)";
+	} else if (h->wrapper && nw_sym_size_offset &&
+		   (!nw_sym_size_offset(h->addr, &size, &offset) || offset ||
+		    size <= NW_FENTRY_SIZE)) {
+		/* not the start of a function with a body: not ours to hook */
+		h->off_reason = "not a function entry (unexpected shape)";
+		h->addr = 0;
 	} else if (h->wrapper && nw_ftrace_location(h->addr) != h->addr) {
 		h->off_reason = "no ftrace site at its entry";
 		h->addr = 0;
@@ -107,6 +119,8 @@ int nw_hooks_resolve(struct nw_hook *hooks, size_t n)
 		pr_err("required symbol ftrace_location not found; not loading\n");
 		return -ENOENT;
 	}
+	nw_sym_size_offset =
+		(void *)nw_lookup_name("kallsyms_lookup_size_offset");
 	for (i = 0; i < n; i++)
 		nw_hook_resolve_one(&hooks[i]);
 	for (i = 0; i < n; i++) {

@@ -20,8 +20,8 @@ done
 
 # an unprivileged user cannot write a switch or enable fault injection
 bad=""
-for f in enabled lock fault_inject; do
-	r=$(/nwconf --write-as-nobody $k/$f 0)
+for f in enabled lock pagecache alloc congestion fault_inject accepted eagain_lock; do
+	r=$(/nwconf --write-as-nobody $k/$f 1)
 	[ "$r" = "Permission denied" ] || bad="$bad $f:$r"
 done
 [ -z "$bad" ] && ok sysfs.unprivileged "an unprivileged write gets EACCES" ||
@@ -31,7 +31,8 @@ done
 bad=""
 for f in enabled lock pagecache alloc congestion fault_inject; do
 	before=$(cat $k/$f)
-	for v in garbage -1 2 99999999999999999999 "1 1"; do
+	long=$(head -c 5000 /dev/zero | tr '\0' 1)
+	for v in garbage -1 2 99999999999999999999 "1 1" "$long" 0x1 " " "1x"; do
 		if echo "$v" > $k/$f 2>/dev/null; then
 			[ "$f" = fault_inject ] && [ "$v" = 2 ] && { echo "$before" > $k/$f; continue; }
 			bad="$bad $f<-'$v'"
@@ -42,8 +43,19 @@ done
 [ -z "$bad" ] && ok sysfs.bad-values "bad values get EINVAL and change nothing" ||
 	nok sysfs.bad-values "bad values get EINVAL and change nothing" "EINVAL vs accepted$bad"
 
-# features names every hook and leaks no kernel address
-if grep -q '^hook do_io_submit live' $k/features && ! grep -qE 'ffff[0-9a-f]{8}' $k/features; then
+# a counter cannot be written, even by root, and does not change
+bad=""
+for f in accepted eagain_lock refused_einval features; do
+	before=$(cat $k/$f)
+	echo 0 > $k/$f 2>/dev/null && bad="$bad $f<-0"
+	[ "$(cat $k/$f)" = "$before" ] || bad="$bad $f:changed"
+done
+[ -z "$bad" ] && ok sysfs.readonly "counters and features refuse writes, even root's" ||
+	nok sysfs.readonly "counters and features refuse writes, even root's" "refused vs$bad"
+
+# features names every hook; no file leaks a kernel address
+if grep -q '^hook do_io_submit live' $k/features &&
+   ! cat $k/* 2>/dev/null | grep -qiE 'ffff[0-9a-f]{8}|0x[0-9a-f]{8,}'; then
 	ok sysfs.features "features lists the hooks, no kernel addresses"
 else
 	nok sysfs.features "features lists the hooks, no kernel addresses" "$(head -c 200 $k/features)"
