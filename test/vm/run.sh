@@ -59,6 +59,14 @@ out=${NOWAIT_OUT:-$top/test/vm/out}/$KVER-$mode
 rm -rf "$out"
 mkdir -p "$out"
 echo "# vm-check: kernel $release ($KVER), mode $mode, output in $out"
+# Build everything (module, suite, library, tools) in a private copy of the
+# tree, so that runs on different kernels can go on side by side.
+mkdir -p "$out/src"
+tar -C "$top" --exclude=./test/vm/out --exclude=./.git -cf - . | tar -C "$out/src" -xf - ||
+	die "cannot copy the tree to $out/src"
+find "$out/src" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod.c' \
+	-o -name '*.a' -o -name '*.so' \) -delete
+top=$out/src
 
 # --- the guest programs ---
 make -s -C "$top/test/conformance" nwconf nwconf32 >"$out/build.log" 2>&1 ||
@@ -184,7 +192,7 @@ mkdir -p "$out/9p"
 
 # --- boot ---
 : >"$out/results.log"
-cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1 nokaslr"
+cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1 nokaslr ${NOWAIT_VM_APPEND:-}"
 nwmod=$MODULE
 [ $refuse = 1 ] && nwmod=refuse
 cmdline="$cmdline NW_MODULE=$nwmod NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all} NW_FUZZ=${NOWAIT_FUZZ:-} NW_STRESS=${NOWAIT_STRESS:-}"
