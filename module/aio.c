@@ -61,9 +61,12 @@ void nw_apply_rw_flags(struct kiocb *iocb, unsigned int flags)
  * The request's pointer to the user's iocb (struct aio_kiocb's ki_user_iocb,
  * private to fs/aio.c) holds the address of our kernel copy.  Find it by
  * that unique value in the words after the embedded kiocb, rather than
- * trusting a layout, and point it at the caller's iocb.
+ * trusting a layout, and point it at the caller's iocb.  The scan stays
+ * inside the object: from 4.4 to 4.12 struct aio_kiocb has seven words
+ * after the kiocb (ki_user_iocb is the third); the debug kernel's KASAN
+ * caught an eight-word scan reading past its 96 bytes.
  */
-#define NW_AIO_KIOCB_SCAN 8
+#define NW_AIO_KIOCB_SCAN 4
 
 static int nw_fix_user_iocb(struct kiocb *req, struct nw_subst *s)
 {
