@@ -373,8 +373,9 @@ static ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 		} else if (!ret) {
 			ret = orig(iocb, from);
 		}
-		if ((iocb->ki_flags & NW_IOCB_DSYNC_DEFERRED) &&
-		    ret != -EIOCBQUEUED)
+		/* a queued request may be complete and freed already */
+		if (ret != -EIOCBQUEUED &&
+		    (iocb->ki_flags & NW_IOCB_DSYNC_DEFERRED))
 			ret = nw_deferred_sync_finish(iocb, ret);
 	}
 	nw_exit();
