@@ -13,12 +13,34 @@ mount -t tmpfs tmp /tmp
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 res=/dev/ttyS1
 say() { echo "$*" > $res; }
+# kmemleak (debug kernels): what boot left is reported and set aside, the
+# periodic scan is stopped, and every run ends with a scan of its own
+kml=/sys/kernel/debug/kmemleak
+kmemleak_check() {
+	[ -w $kml ] || return 0
+	echo scan > $kml
+	n=$(grep -c '^unreferenced object' $kml)
+	if [ "$n" = 0 ]; then
+		say "ok vm.kmemleak - no leak reported"
+	else
+		say "not ok vm.kmemleak - no leak reported: 0 vs $n"
+		head -n 40 $kml > $res
+	fi
+	echo clear > $kml
+}
 finish() {
+	kmemleak_check
 	say "nwsuite-done rc=$1"
 	sync
 	for m in /mnt/*; do umount "$m" 2>/dev/null; done
 	poweroff -f
 }
+
+if [ -w $kml ]; then
+	echo scan > $kml
+	echo clear > $kml
+	echo scan=off > $kml
+fi
 
 echo 60 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 echo 1 > /proc/sys/kernel/hung_task_panic 2>/dev/null
@@ -89,6 +111,7 @@ if [ -n "$NW_STRESS" ]; then
 	rc=$?
 	[ "$NW_STRESS" = verify ] && finish $rc
 	# the power cut: no sync, no unmount
+	kmemleak_check
 	say "nwsuite-done rc=$rc"
 	echo b > /proc/sysrq-trigger
 	poweroff -f -n
