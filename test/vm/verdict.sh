@@ -19,7 +19,7 @@ if ! grep -q '^nwsuite-done' "$results"; then
 	fi
 	nf=$((nf + 1))
 fi
-bad=$(grep -a -E 'WARNING:|BUG:|Oops|general protection|INFO: task .* blocked|possible circular locking|possible recursive locking|Kernel panic|kmemleak:.*new suspected|KASAN|UBSAN|soft lockup|hung_task' "$dmesg" 2>/dev/null | head -n 1 | tr -d '\r')
+bad=$(grep -a -E 'WARNING:|BUG:|Oops|general protection|INFO: task .* blocked|possible circular locking|possible recursive locking|Kernel panic|KASAN|UBSAN|soft lockup|hung_task' "$dmesg" 2>/dev/null | head -n 1 | tr -d '\r')
 if [ -n "$bad" ]; then
 	echo "not ok vm.dmesg - the kernel log is clean: clean vs \"$bad\""
 	nf=$((nf + 1))
