@@ -73,9 +73,7 @@ for k in $known $(ls "$kernels" 2>/dev/null); do
 		# (`make stress KVER=<k>` runs the stress there, by hand).  Not
 		# the block group: it counts on null_blk's queue staying full
 		# for a second of real time.
-		# (acpi=noirq: its ACPI interrupt-link setup takes minutes
-		# under TCG with KASAN and lockdep)
-		NOWAIT_VM_APPEND=acpi=noirq NOWAIT_VM_TIMEOUT=3600 \
+		NOWAIT_VM_TIMEOUT=3600 \
 			stage "$k-module" "$top/test/vm/run.sh" "$k" 1 \
 			'interface.aio.*,fs.ext4.*,read.ext4.*'
 	else
