@@ -1,13 +1,27 @@
 #!/bin/busybox sh
-# Guest side of `make bench`: fio runs side by side in one boot, under
-# QEMU's -icount (guest time counts instructions, so submit latency repeats).
-# Per filesystem: a 32 MiB file of written blocks (btrfs: NODATACOW), 4 KiB
-# random direct overwrites through libaio at queue depth 1 (no allocation,
-# no EOF zeroing: the layout every NOWAIT write can take).  Rounds alternate
-# module unloaded / loaded (plain I/O, the cost to everyone), and loaded
-# with fio's nowait=1 (RWF_NOWAIT on every iocb).  On a native kernel the
-# module rounds are skipped and plain is compared with nowait=1.
-# fio comes from the host's root, mounted read-only over 9p.
+# Guest side of `make bench`: three benchmarks side by side in one boot,
+# under QEMU's -icount (guest time counts instructions, so submit latency
+# repeats).  Per filesystem in $NW_BENCH_FS (default all):
+#
+# 1. fio: a 32 MiB file of written blocks (btrfs: NODATACOW), 4 KiB random
+#    direct overwrites through libaio at queue depth 1 (no allocation, no
+#    EOF zeroing: the layout every NOWAIT write can take).  Rounds alternate
+#    module unloaded / loaded (plain I/O, the cost to everyone), and loaded
+#    with fio's nowait=1 (RWF_NOWAIT on every iocb).  On a native kernel
+#    the module rounds are skipped and plain is compared with nowait=1.
+#    fio comes from the host's root, mounted read-only over 9p.
+# 2. /stall --stall: the event-loop stall (test/bench/stall.c): submit
+#    durations of a loop writing to a file whose inode lock two other
+#    threads hold with long buffered writes, in modes plain, nowait
+#    (libnowait) and threadpool; the last round's raw durations go to the
+#    host through /mnt/9p.
+# 3. /stall --refusal: the time io_submit takes to refuse a NOWAIT write
+#    (into a hole) against a NOWAIT overwrite that goes ahead.
+#
+# Last line: bench: stall_p99_vs_plain=.. stall_p99_vs_native=..
+# overhead_slat_ratio=.. refusal_cost_vs_native=..; the *_vs_native figures
+# need a native run and come from the host (test/bench/compare.sh).
+[ -f /bench.env ] && . /bench.env
 mkdir -p /host
 mount -t 9p -o trans=virtio,version=9p2000.L,ro hostroot /host || { echo "bench: no host root"; exit 1; }
 L=/host/lib/x86_64-linux-gnu:/host/usr/lib/x86_64-linux-gnu:/host/usr/lib/x86_64-linux-gnu/ceph
@@ -16,6 +30,10 @@ $FIO --version >/dev/null 2>&1 || { echo "bench: cannot run the host's fio: $($F
 rounds=${NW_BENCH_ROUNDS:-3}
 native=1
 [ -e /nowait_aio.ko ] && native=0
+# a native kernel (4.13+) with the module copied in only to see it refused
+case $(uname -r) in
+4.1[3-9]*|4.[2-9][0-9]*|[5-9].*|[1-9][0-9].*) native=1 ;;
+esac
 
 # fio terse v3: field 49 write IOPS, 53 write slat mean (usec)
 run() { # file, extra options
@@ -30,43 +48,142 @@ mean() { echo "$@" | tr ' ' '\n' | awk 'NF { s += $1; n++ } END { if (n) printf 
 spread() { echo "$@" | tr ' ' '\n' | awk 'NF { if (min == "" || $1 < min) min = $1; if ($1 > max) max = $1 } END { printf "%.0f-%.0f", min, max }'; }
 
 all_over="" all_nw=""
-echo "# fs     round  slat_off(us) slat_on(us) slat_nowait(us)  iops_off iops_on iops_nowait"
 [ "${NW_BENCH_FS:-all}" = all ] && NW_BENCH_FS="ext4 xfs btrfs"
-for fs in $NW_BENCH_FS; do
-	f=/mnt/$fs/bench.dat
-	rm -f $f
-	# fio's own layout would recreate the file (losing NODATACOW)
-	/nwconf --mkfile $f 32 $([ $fs = btrfs ] && echo nocow) || echo "# $fs: making $f failed"
-	so="" sn="" sw="" io="" in="" iw=""
-	for r in $(seq $rounds); do
-		if [ $native = 0 ]; then
-			rmmod nowait_aio 2>/dev/null
-			set -- $(run $f "")
-			so="$so $1" io="$io $2"; o=$1 oi=$2
-			insmod /nowait_aio.ko
-		fi
-		set -- $(run $f "")
-		sn="$sn $1" in="$in $2"; n=$1 ni=$2
-		k=/sys/kernel/nowait_aio
-		[ -d $k ] && c0=$(cat $k/eagain_lock $k/eagain_pagecache $k/eagain_alloc $k/eagain_congestion | tr '\n' ' ')
-		set -- $(run $f "--nowait=1")
-		sw="$sw $1" iw="$iw $2"; w=$1 wi=$2
-		[ -d $k ] && echo "# $fs: EAGAIN (lock pagecache alloc congestion) before: $c0 after: $(cat $k/eagain_lock $k/eagain_pagecache $k/eagain_alloc $k/eagain_congestion | tr '\n' ' ')"
-		[ $native = 1 ] && o=- oi=-
-		echo "# $fs    $r      $o  $n  $w  $oi $ni $wi"
-	done
-	if [ $native = 0 ]; then
-		over=$(ratio $(mean $sn) $(mean $so))
-		all_over="$all_over $over"
-		echo "# $fs: module loaded/unloaded slat ratio $over, IOPS $(mean $in)/$(mean $io) (spread on $(spread $in), off $(spread $io))"
-	fi
-	nw=$(ratio $(mean $sw) $(mean $sn))
-	all_nw="$all_nw $nw"
-	echo "# $fs: nowait=1/plain slat ratio $nw, IOPS $(mean $iw)/$(mean $in) (spread nowait $(spread $iw))"
-	rm -f $f
-done
-if [ $native = 0 ]; then
-	echo "bench: overhead_slat_ratio=$(mean $all_over) nowait_slat_ratio=$(mean $all_nw)"
+# a list on the kernel command line is comma-separated
+NW_BENCH_FS=$(echo "$NW_BENCH_FS" | tr ',' ' ')
+if [ "${NW_BENCH_FIO:-1}" = 0 ]; then
+	echo "# fio: skipped (NW_BENCH_FIO=0)"
 else
-	echo "bench: overhead_slat_ratio=native nowait_slat_ratio=$(mean $all_nw)"
+	echo "# fs     round  slat_off(us) slat_on(us) slat_nowait(us)  iops_off iops_on iops_nowait"
+	for fs in $NW_BENCH_FS; do
+		f=/mnt/$fs/bench.dat
+		rm -f $f
+		# fio's own layout would recreate the file (losing NODATACOW)
+		/nwconf --mkfile $f 32 $([ $fs = btrfs ] && echo nocow) || echo "# $fs: making $f failed"
+		so="" sn="" sw="" io="" in="" iw=""
+		for r in $(seq $rounds); do
+			if [ $native = 0 ]; then
+				rmmod nowait_aio 2>/dev/null
+				set -- $(run $f "")
+				so="$so $1" io="$io $2"; o=$1 oi=$2
+				insmod /nowait_aio.ko
+			fi
+			set -- $(run $f "")
+			sn="$sn $1" in="$in $2"; n=$1 ni=$2
+			k=/sys/kernel/nowait_aio
+			[ -d $k ] && c0=$(cat $k/eagain_lock $k/eagain_pagecache $k/eagain_alloc $k/eagain_congestion | tr '\n' ' ')
+			set -- $(run $f "--nowait=1")
+			sw="$sw $1" iw="$iw $2"; w=$1 wi=$2
+			[ -d $k ] && echo "# $fs: EAGAIN (lock pagecache alloc congestion) before: $c0 after: $(cat $k/eagain_lock $k/eagain_pagecache $k/eagain_alloc $k/eagain_congestion | tr '\n' ' ')"
+			[ $native = 1 ] && o=- oi=-
+			echo "# $fs    $r      $o  $n  $w  $oi $ni $wi"
+		done
+		if [ $native = 0 ]; then
+			over=$(ratio $(mean $sn) $(mean $so))
+			all_over="$all_over $over"
+			echo "# $fs: module loaded/unloaded slat ratio $over, IOPS $(mean $in)/$(mean $io) (spread on $(spread $in), off $(spread $io))"
+		fi
+		nw=$(ratio $(mean $sw) $(mean $sn))
+		all_nw="$all_nw $nw"
+		echo "# $fs: nowait=1/plain slat ratio $nw, IOPS $(mean $iw)/$(mean $in) (spread nowait $(spread $iw))"
+		rm -f $f
+	done
 fi
+overhead=native
+[ $native = 0 ] && overhead=$(mean $all_over)
+[ -z "$overhead" ] && overhead=skipped
+echo "# fio: overhead_slat_ratio=$overhead nowait_slat_ratio=$(mean $all_nw)"
+
+# --- the event-loop stall and the refusal cost ---
+# the module stays loaded for these (the fio rounds end with it loaded)
+[ $native = 0 ] && [ ! -d /sys/kernel/nowait_aio ] && insmod /nowait_aio.ko
+out=/tmp/bench.out
+dumps=/tmp/stall-dump
+: >$out
+mkdir -p $dumps
+for fs in $NW_BENCH_FS; do
+	/stall --stall /mnt/$fs $fs --dump $dumps 2>&1 | tee -a $out
+	/stall --refusal /mnt/$fs $fs 2>&1 | tee -a $out
+done
+# raw per-submit durations for test/bench/plot.sh on the host
+if grep -q ' /mnt/9p ' /proc/mounts; then
+	cp $dumps/stall-*.txt /mnt/9p/ 2>/dev/null && sync
+else
+	echo "# no /mnt/9p: raw stall durations not kept"
+fi
+
+# the table: per fs, the median over rounds; across filesystems, the
+# geometric mean of the per-fs ratios
+awk -v native=$native -v overhead="$overhead" '
+function med(key,   n, i, j, t, v) {
+	n = cnt[key]
+	if (!n) return ""
+	for (i = 1; i <= n; i++) v[i] = val[key, i]
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+		}
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+function put(key, x) { cnt[key]++; val[key, cnt[key]] = x }
+# busybox awk has no math: n-th root by Newton, from above
+function ipow(x, n,   r, i) { r = 1; for (i = 0; i < n; i++) r *= x; return r }
+function root(x, n,   y, i) {
+	if (x <= 0 || n < 1) return 0
+	y = x > 1 ? x : 1
+	for (i = 0; i < 500; i++) y -= (ipow(y, n) - x) / (n * ipow(y, n - 1))
+	return y
+}
+function ratio(a, b) { return (a != "" && b != "" && b > 0) ? a / b : "" }
+/^stall / || /^refusal / {
+	split("", kv)
+	for (i = 2; i <= NF; i++) {
+		split($i, p, "=")
+		kv[p[1]] = p[2]
+	}
+	fs = kv["fs"]
+	if (!(fs in seen)) { seen[fs] = 1; fss[++nfs] = fs }
+	if ($1 == "stall") {
+		m = kv["mode"]
+		put(fs SUBSEP m SUBSEP "p99", kv["p99"])
+		put(fs SUBSEP m SUBSEP "p999", kv["p999"])
+		put(fs SUBSEP m SUBSEP "p50", kv["p50"])
+		put(fs SUBSEP m SUBSEP "tput", kv["tput"])
+	} else {
+		put(fs SUBSEP "ref", kv["ratio"])
+		put(fs SUBSEP "refe", kv["eagain_submit_us"])
+		put(fs SUBSEP "refo", kv["overwrite_submit_us"])
+		put(fs SUBSEP "refm", kv["median_ratio"])
+	}
+}
+END {
+	print "# stall: submit duration (us, guest time; median of rounds), completed requests/s"
+	printf "# %-6s %-10s %9s %9s %9s %9s %9s\n", "fs", "mode", "p50", "p99", "p99.9", "tput", "p99/nowait"
+	for (f = 1; f <= nfs; f++) {
+		fs = fss[f]
+		nw = med(fs SUBSEP "nowait" SUBSEP "p99")
+		split("plain nowait threadpool", ms, " ")
+		for (k = 1; k <= 3; k++) {
+			m = ms[k]
+			if (med(fs SUBSEP m SUBSEP "p99") == "") continue
+			r = ratio(med(fs SUBSEP m SUBSEP "p99"), nw)
+			printf "# %-6s %-10s %9.1f %9.1f %9.1f %9.0f %9s\n", fs, m,
+				med(fs SUBSEP m SUBSEP "p50"), med(fs SUBSEP m SUBSEP "p99"),
+				med(fs SUBSEP m SUBSEP "p999"), med(fs SUBSEP m SUBSEP "tput"),
+				r == "" ? "-" : sprintf("%.2f", r)
+		}
+		r = ratio(med(fs SUBSEP "plain" SUBSEP "p99"), nw)
+		if (r != "") { prod = ns ? prod * r : r; ns++ }
+	}
+	print "# refusal: io_submit of a refused NOWAIT write vs a NOWAIT overwrite (means; ratio of medians)"
+	printf "# %-6s %12s %14s %9s %13s\n", "fs", "eagain(us)", "overwrite(us)", "ratio", "median_ratio"
+	for (f = 1; f <= nfs; f++) {
+		fs = fss[f]
+		if (med(fs SUBSEP "ref") == "") continue
+		printf "# %-6s %12.2f %14.2f %9.4f %13.4f\n", fs, med(fs SUBSEP "refe"),
+			med(fs SUBSEP "refo"), med(fs SUBSEP "ref"), med(fs SUBSEP "refm")
+	}
+	vp = ns ? sprintf("%.2f", root(prod, ns)) : "nan"
+	vs = native ? "native" : "see-host"
+	printf "bench: stall_p99_vs_plain=%s stall_p99_vs_native=%s overhead_slat_ratio=%s refusal_cost_vs_native=%s\n", vp, vs, overhead, vs
+}' $out

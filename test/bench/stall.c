@@ -1,0 +1,873 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest side of `make bench`: the event-loop stall and the refusal cost.
+ *
+ *   stall --stall DIR FS [--dump DUMPDIR]
+ *   stall --refusal DIR FS
+ *
+ * --stall: one loop thread submits 4 KiB O_DIRECT writes to NW_STALL_FILES
+ * files in DIR (stall0.dat, stall1.dat, ...), a mix of overwrites of
+ * written blocks (never need to allocate) and allocating appends at EOF,
+ * files picked at random, at most QD requests in flight (QD / files per
+ * file; a pick whose file is full takes the next file), NW_STALL_THINK_US
+ * of sleep after each submit (the loop's other work, waiting for events).
+ * Meanwhile two holder threads rewrite a region of stall0.dat, the SAME
+ * file the loop writes, with back-to-back buffered pwrite()s of 16 and
+ * 8 MiB (the second followed by fdatasync()), so the inode lock (i_rwsem)
+ * the loop's writes to it need is held exclusively for long stretches,
+ * and a third thread dirties DIR/dirty.dat 1 MiB at a time and pushes it
+ * out with sync_file_range()/fdatasync() (writeback pressure).  The loop
+ * times each submit call with CLOCK_MONOTONIC, in three modes:
+ *
+ *   plain       io_submit() without flags
+ *   nowait      libnowait's nowait_submit(): RWF_NOWAIT inline, a refused
+ *               request resubmitted without the flag by a worker thread
+ *   threadpool  every request handed to worker threads doing pwrite();
+ *               the loop's submit is the enqueue
+ *
+ * Per mode and round it prints
+ *   stall fs=F mode=M round=R n=N p50=.. p99=.. p999=.. max=.. tput=.. ...
+ * (submit durations in microseconds of guest time, tput in completed
+ * requests per second).  Every mode draws its requests from the same
+ * generator (same seed) on the same file layout, reset between runs.  With
+ * --dump, each round's per-submit durations go to DUMPDIR/stall-F-M-rR.txt.
+ *
+ * The loop and its worker threads run SCHED_FIFO (NW_STALL_SCHED=fifo,
+ * the default), the holders and the dirtier SCHED_OTHER: with one vCPU
+ * this stands for "the event loop has a core of its own", so a submit's
+ * duration is the time it waits in the kernel, not the time the
+ * antagonists spend on the CPU.  NW_STALL_SCHED=other runs all alike.
+ *
+ * --refusal: NOWAIT direct writes into a hole of a sparse file (refused
+ * with EAGAIN, in the event or by io_submit) alternated with NOWAIT
+ * overwrites of written blocks, one at a time, no other load; prints
+ *   refusal fs=F eagain_submit_us=.. overwrite_submit_us=.. ratio=.. ...
+ * (means of the io_submit durations, then medians and counts).
+ *
+ * Environment: NW_BENCH_ROUNDS (3), NW_STALL_MS (guest ms per mode and
+ * round, 2000), NW_STALL_FILES (4), NW_STALL_QD (16), NW_STALL_WORKERS (8),
+ * NW_STALL_APPEND_PCT (12), NW_STALL_THINK_US (100), NW_STALL_SEED,
+ * NW_STALL_SCHED (fifo|other), NW_REFUSAL_REPS (2000).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libaio.h>
+#include <linux/fs.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libnowait.h"
+#include "nowait_aio.h"
+
+#define BS		4096
+#define MIB		(1024L * 1024)
+#define OVER_MB		16	/* the loop's overwrites: [0, 16 MiB) of each file */
+#define HOLD_A_MB	16	/* stall0.dat: holder A, [16, 32 MiB), buffered */
+#define HOLD_B_MB	8	/* holder B, [32, 40 MiB), buffered + fdatasync */
+#define BASE0_MB	(OVER_MB + HOLD_A_MB + HOLD_B_MB)
+#define DIRTY_MB	32	/* the dirtier's own file */
+#define MAX_APPENDS	16384	/* 64 MiB past EOF at most per run */
+#define MAX_LAT		(1 << 20)
+#define MAX_QD		256
+#define MAX_FILES	16
+
+enum mode { M_PLAIN, M_NOWAIT, M_POOL, M_COUNT };
+static const char *const mode_name[M_COUNT] = { "plain", "nowait",
+						 "threadpool" };
+
+struct cfg {
+	const char *dir, *fs, *dump;
+	int rounds, ms, files, qd, workers, append_pct, think_us, fifo, reps;
+	uint64_t seed;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int env_int(const char *name, int def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? atoi(v) : def;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	/* xorshift64* */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ull;
+}
+
+static void *xalloc(size_t len, int fill)
+{
+	void *p;
+
+	if (posix_memalign(&p, BS, len)) {
+		fprintf(stderr, "stall: out of memory\n");
+		exit(1);
+	}
+	memset(p, fill, len);
+	return p;
+}
+
+static int set_nocow(int fd)
+{
+	int fl = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &fl))
+		return -1;
+	fl |= FS_NOCOW_FL;
+	return ioctl(fd, FS_IOC_SETFLAGS, &fl);
+}
+
+/*
+ * A fresh file of @written_mb MiB of written blocks and @size_mb MiB of
+ * size (a hole after the written part), NODATACOW first on btrfs so that
+ * direct overwrites stay in place.  Returns an O_DIRECT fd.
+ */
+static int make_file(const struct cfg *c, const char *name, int written_mb,
+		     int size_mb)
+{
+	char path[600];
+	void *b;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
+	unlink(path);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_DIRECT, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "stall: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	if (!strcmp(c->fs, "btrfs") && set_nocow(fd))
+		fprintf(stderr, "stall: %s: cannot set NODATACOW\n", path);
+	b = xalloc(MIB, 0x5a);
+	for (i = 0; i < written_mb; i++)
+		if (pwrite(fd, b, MIB, (off_t)i * MIB) != MIB) {
+			fprintf(stderr, "stall: writing %s: %s\n", path,
+				strerror(errno));
+			exit(1);
+		}
+	free(b);
+	if (ftruncate(fd, (off_t)size_mb * MIB) || fsync(fd)) {
+		fprintf(stderr, "stall: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static int open_again(const struct cfg *c, const char *name, int flags)
+{
+	char path[600];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
+	fd = open(path, O_RDWR | flags);
+	if (fd < 0) {
+		fprintf(stderr, "stall: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static void rm_file(const struct cfg *c, const char *name)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
+	unlink(path);
+}
+
+/* one of the module's refusal counters (0 without the module) */
+static unsigned long module_counter(const char *name)
+{
+	char path[128];
+	unsigned long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", NOWAIT_AIO_SYSFS, name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+static int set_fifo(int on)
+{
+	struct sched_param sp = { .sched_priority = on ? 10 : 0 };
+
+	return sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, &sp);
+}
+
+/* ---- the antagonists ---- */
+
+struct presser {
+	pthread_t th;
+	int fd;			/* buffered */
+	off_t off;
+	size_t len;
+	int kind;		/* 0 holder, 1 holder + fdatasync, 2 dirtier */
+	volatile int *stop;
+	char *buf;
+	long writes;
+	uint64_t write_ns;	/* holders: time inside pwrite() */
+};
+
+static void pwrite_all(int fd, const char *b, size_t len, off_t off)
+{
+	while (len) {
+		ssize_t r = pwrite(fd, b, len, off);
+
+		if (r <= 0)
+			return;
+		b += r;
+		len -= r;
+		off += r;
+	}
+}
+
+static void *presser_main(void *arg)
+{
+	struct presser *p = arg;
+	uint64_t t;
+	off_t o;
+
+	while (!*p->stop) {
+		if (p->kind == 2) {
+			/* dirty the other file 1 MiB at a time, push it out */
+			for (o = 0; o < (off_t)p->len && !*p->stop; o += MIB) {
+				pwrite_all(p->fd, p->buf, MIB, p->off + o);
+				if ((o / MIB) % 4 == 3)
+					sync_file_range(p->fd, o - 3 * MIB,
+							4 * MIB,
+							SYNC_FILE_RANGE_WRITE);
+			}
+			fdatasync(p->fd);
+			p->writes++;
+			continue;
+		}
+		t = now_ns();
+		pwrite_all(p->fd, p->buf, p->len, p->off);
+		p->write_ns += now_ns() - t;
+		p->writes++;
+		if (p->kind == 1)
+			fdatasync(p->fd);
+	}
+	return NULL;
+}
+
+/* ---- the worker thread pool of the threadpool mode ---- */
+
+struct slot {
+	struct iocb cb;
+	struct slot *next;	/* pool queues */
+	char *buf;
+	int fd, file;
+	off_t off;
+	long res;
+	int append;
+};
+
+/* the loop's files: [0] is the one the holders write to */
+struct files {
+	int fd[MAX_FILES];
+	off_t base[MAX_FILES], eof[MAX_FILES];
+	int inflight[MAX_FILES];
+	int bfd;		/* stall0.dat, buffered, for the holders */
+	int dfd;		/* dirty.dat, buffered, for the dirtier */
+};
+
+struct pool {
+	pthread_mutex_t lock;
+	pthread_cond_t work;
+	struct slot *head, *tail, *done;
+	int stop, n;
+	pthread_t th[64];
+};
+
+static void *pool_worker(void *arg)
+{
+	struct pool *p = arg;
+	struct slot *s;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (!p->head && !p->stop)
+			pthread_cond_wait(&p->work, &p->lock);
+		s = p->head;
+		if (!s)
+			break;
+		p->head = s->next;
+		if (!p->head)
+			p->tail = NULL;
+		pthread_mutex_unlock(&p->lock);
+		s->res = pwrite(s->fd, s->buf, BS, s->off);
+		if (s->res < 0)
+			s->res = -errno;
+		pthread_mutex_lock(&p->lock);
+		s->next = p->done;
+		p->done = s;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+static int pool_open(struct pool *p, int n)
+{
+	memset(p, 0, sizeof(*p));
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->work, NULL);
+	for (p->n = 0; p->n < n && p->n < 64; p->n++)
+		if (pthread_create(&p->th[p->n], NULL, pool_worker, p))
+			break;
+	return p->n ? 0 : -1;
+}
+
+static int pool_submit(struct pool *p, struct slot *s)
+{
+	pthread_mutex_lock(&p->lock);
+	s->next = NULL;
+	if (p->tail)
+		p->tail->next = s;
+	else
+		p->head = s;
+	p->tail = s;
+	pthread_mutex_unlock(&p->lock);
+	pthread_cond_signal(&p->work);
+	return 1;
+}
+
+static int pool_reap(struct pool *p, struct slot **out)
+{
+	struct slot *s;
+	int n = 0;
+
+	pthread_mutex_lock(&p->lock);
+	s = p->done;
+	p->done = NULL;
+	pthread_mutex_unlock(&p->lock);
+	for (; s; s = s->next)
+		out[n++] = s;
+	return n;
+}
+
+static void pool_close(struct pool *p)
+{
+	int i;
+
+	pthread_mutex_lock(&p->lock);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < p->n; i++)
+		pthread_join(p->th[i], NULL);
+}
+
+/* ---- the loop ---- */
+
+struct result {
+	uint64_t *lat;		/* ns per submit */
+	char *kind;		/* o/a overwrite/append; O/A to stall0.dat */
+	long n, done, errors, appends, contended;
+	double secs;
+	long holds;
+	double hold_ms;
+	int fifo;		/* the loop ran SCHED_FIFO */
+	struct nowait_stats st;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* nearest-rank percentile of sorted @v, in microseconds */
+static double pct_us(const uint64_t *v, long n, double q)
+{
+	long i = (long)ceil(q * n) - 1;
+
+	if (n <= 0)
+		return 0;
+	if (i < 0)
+		i = 0;
+	if (i >= n)
+		i = n - 1;
+	return v[i] / 1000.0;
+}
+
+/* Reset the layout: drop the appends and every cached page. */
+static void reset_files(const struct cfg *c, struct files *f)
+{
+	int i;
+
+	for (i = 0; i < c->files; i++) {
+		if (ftruncate(f->fd[i], f->base[i]))
+			perror("stall: ftruncate");
+		fsync(f->fd[i]);
+		posix_fadvise(f->fd[i], 0, 0, POSIX_FADV_DONTNEED);
+		f->eof[i] = f->base[i];
+		f->inflight[i] = 0;
+	}
+	fsync(f->dfd);
+	posix_fadvise(f->dfd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+/*
+ * Collect what has completed, without waiting: the loop naps between polls
+ * in every mode alike (libnowait's nowait_getevents() with min >= 1 polls
+ * io_getevents() with min_nr 0, which returns at once: under SCHED_FIFO
+ * on one CPU that spin would keep its own workers off the CPU).
+ */
+static int reap(enum mode m, io_context_t ctx, struct nowait_loop *l,
+		struct pool *pool, int max, struct slot **out)
+{
+	struct io_event ev[MAX_QD];
+	struct timespec zero = { 0, 0 };
+	int r, i;
+
+	switch (m) {
+	case M_PLAIN:
+		r = io_getevents(ctx, 0, max, ev, &zero);
+		break;
+	case M_NOWAIT:
+		r = nowait_getevents(l, 0, max, ev, &zero);
+		break;
+	default:
+		return pool_reap(pool, out);
+	}
+	if (r < 0)
+		return r == -EINTR ? 0 : r;
+	for (i = 0; i < r; i++) {
+		out[i] = ev[i].data;
+		out[i]->res = (long)ev[i].res;
+	}
+	return r;
+}
+
+static void nap(int us)
+{
+	struct timespec ts = { 0, (us > 0 ? us : 100) * 1000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void run_mode(const struct cfg *c, enum mode m, struct files *f,
+		     struct result *res)
+{
+	struct slot slots[MAX_QD], *free_list = NULL, *got[MAX_QD];
+	struct presser pr[3];
+	struct nowait_loop *l = NULL;
+	struct pool pool;
+	io_context_t ctx = 0;
+	volatile int stop = 0;
+	uint64_t rng = c->seed, t0, t1, end, start;
+	int cap = c->qd / c->files, inflight = 0, i, r, fifo = 0;
+	unsigned long lock0 = module_counter("eagain_lock");
+	unsigned long alloc0 = module_counter("eagain_alloc");
+	unsigned long pc0 = module_counter("eagain_pagecache");
+
+	memset(res->kind, 0, MAX_LAT);
+	res->n = res->done = res->errors = res->appends = res->contended = 0;
+	memset(&res->st, 0, sizeof(res->st));
+	for (i = 0; i < c->qd; i++) {
+		slots[i].buf = xalloc(BS, 0xa5);
+		slots[i].next = free_list;
+		free_list = &slots[i];
+	}
+
+	/* the antagonists, SCHED_OTHER */
+	memset(pr, 0, sizeof(pr));
+	pr[0].fd = f->bfd;
+	pr[0].off = OVER_MB * MIB;
+	pr[0].len = HOLD_A_MB * MIB;
+	pr[0].kind = 0;
+	pr[1].fd = f->bfd;
+	pr[1].off = (OVER_MB + HOLD_A_MB) * MIB;
+	pr[1].len = HOLD_B_MB * MIB;
+	pr[1].kind = 1;
+	pr[2].fd = f->dfd;
+	pr[2].off = 0;
+	pr[2].len = DIRTY_MB * MIB;
+	pr[2].kind = 2;
+	for (i = 0; i < 3; i++) {
+		pr[i].stop = &stop;
+		pr[i].buf = xalloc(pr[i].kind == 2 ? MIB : pr[i].len, 0x11 + i);
+		pthread_create(&pr[i].th, NULL, presser_main, &pr[i]);
+	}
+
+	/* the loop (this thread) and its workers, SCHED_FIFO */
+	if (c->fifo)
+		fifo = !set_fifo(1);
+	if (m == M_PLAIN || m == M_NOWAIT) {
+		if (io_setup(MAX_QD, &ctx)) {
+			fprintf(stderr, "stall: io_setup failed\n");
+			exit(1);
+		}
+	}
+	if (m == M_NOWAIT) {
+		l = nowait_open(ctx, c->workers);
+		if (!l) {
+			fprintf(stderr, "stall: nowait_open failed\n");
+			exit(1);
+		}
+	}
+	if (m == M_POOL && pool_open(&pool, c->workers)) {
+		fprintf(stderr, "stall: no worker threads\n");
+		exit(1);
+	}
+	/* let the antagonists get going */
+	sleep_ms(50);
+
+	start = now_ns();
+	end = start + (uint64_t)c->ms * 1000000ull;
+	while (now_ns() < end && res->n < MAX_LAT) {
+		struct slot *s = free_list;
+		struct iocb *cbp;
+
+		if (s && inflight < c->qd) {
+			int file = rng_next(&rng) % c->files;
+			int app = (int)(rng_next(&rng) % 100) < c->append_pct;
+			uint64_t blk = rng_next(&rng) % (OVER_MB * MIB / BS);
+
+			/* its file has its share in flight: the next one */
+			while (f->inflight[file] >= cap)
+				file = (file + 1) % c->files;
+			free_list = s->next;
+			s->file = file;
+			s->fd = f->fd[file];
+			s->append = app && res->appends < MAX_APPENDS;
+			if (s->append) {
+				s->off = f->eof[file];
+				f->eof[file] += BS;
+				res->appends++;
+			} else {
+				s->off = (off_t)blk * BS;
+			}
+			io_prep_pwrite(&s->cb, s->fd, s->buf, BS, s->off);
+			s->cb.data = s;
+			cbp = &s->cb;
+			res->kind[res->n] = s->append ? 'a' : 'o';
+			if (!file) {
+				res->kind[res->n] += 'A' - 'a';
+				res->contended++;
+			}
+			t0 = now_ns();
+			if (m == M_PLAIN)
+				r = io_submit(ctx, 1, &cbp);
+			else if (m == M_NOWAIT)
+				r = nowait_submit(l, &cbp, 1);
+			else
+				r = pool_submit(&pool, s);
+			t1 = now_ns();
+			res->lat[res->n++] = t1 - t0;
+			if (r == 1) {
+				inflight++;
+				f->inflight[file]++;
+			} else {
+				res->errors++;
+				s->next = free_list;
+				free_list = s;
+			}
+			if (c->think_us)
+				nap(c->think_us);
+		} else {
+			/* all in flight: wait for a completion */
+			nap(c->think_us);
+		}
+		r = reap(m, ctx, l, &pool, c->qd, got);
+		for (i = 0; i < r; i++) {
+			if (got[i]->res != BS)
+				res->errors++;
+			got[i]->next = free_list;
+			free_list = got[i];
+			f->inflight[got[i]->file]--;
+			inflight--;
+			res->done++;
+		}
+	}
+	res->secs = (now_ns() - start) / 1e9;
+
+	stop = 1;
+	while (inflight > 0) {
+		r = reap(m, ctx, l, &pool, c->qd, got);
+		if (r < 0)
+			break;
+		if (!r)
+			nap(1000);
+		for (i = 0; i < r; i++) {
+			got[i]->next = free_list;
+			free_list = got[i];
+			f->inflight[got[i]->file]--;
+			inflight--;
+		}
+	}
+	if (m == M_NOWAIT) {
+		/* the module's counters count since it was loaded */
+		nowait_get_stats(l, &res->st);
+		res->st.module_eagain_lock -= lock0;
+		res->st.module_eagain_alloc -= alloc0;
+		res->st.module_eagain_pagecache -= pc0;
+		nowait_close(l);
+	} else if (m == M_PLAIN) {
+		io_destroy(ctx);
+	} else {
+		pool_close(&pool);
+	}
+	res->fifo = fifo;
+	if (fifo)
+		set_fifo(0);
+	for (i = 0; i < 3; i++) {
+		pthread_join(pr[i].th, NULL);
+		free(pr[i].buf);
+	}
+	res->holds = pr[0].writes;
+	res->hold_ms = pr[0].writes ? pr[0].write_ns / 1e6 / pr[0].writes : 0;
+	for (i = 0; i < c->qd; i++)
+		free(slots[i].buf);
+	reset_files(c, f);
+}
+
+static void dump(const struct cfg *c, enum mode m, int round,
+		 const struct result *res)
+{
+	char path[600];
+	FILE *f;
+	long i;
+
+	snprintf(path, sizeof(path), "%s/stall-%s-%s-r%d.txt", c->dump, c->fs,
+		 mode_name[m], round);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "stall: %s: %s\n", path, strerror(errno));
+		return;
+	}
+	fprintf(f, "# submit_us kind(o/a: overwrite/append, O/A: to the held file) fs=%s mode=%s\n",
+		c->fs, mode_name[m]);
+	for (i = 0; i < res->n; i++)
+		fprintf(f, "%.3f %c\n", res->lat[i] / 1000.0, res->kind[i]);
+	fclose(f);
+}
+
+static int stall(const struct cfg *c)
+{
+	struct result res;
+	struct files f;
+	uint64_t *sorted;
+	char name[32];
+	int round, m, i;
+
+	res.lat = malloc(MAX_LAT * sizeof(*res.lat));
+	res.kind = malloc(MAX_LAT);
+	sorted = malloc(MAX_LAT * sizeof(*sorted));
+	if (!res.lat || !res.kind || !sorted)
+		return 1;
+	memset(&f, 0, sizeof(f));
+	for (i = 0; i < c->files; i++) {
+		int mb = i ? OVER_MB : BASE0_MB;
+
+		snprintf(name, sizeof(name), "stall%d.dat", i);
+		f.fd[i] = make_file(c, name, mb, mb);
+		f.base[i] = (off_t)mb * MIB;
+	}
+	f.bfd = open_again(c, "stall0.dat", 0);
+	close(make_file(c, "dirty.dat", DIRTY_MB, DIRTY_MB));
+	f.dfd = open_again(c, "dirty.dat", 0);
+	reset_files(c, &f);
+	for (round = 1; round <= c->rounds; round++) {
+		for (m = 0; m < M_COUNT; m++) {
+			run_mode(c, m, &f, &res);
+			memcpy(sorted, res.lat, res.n * sizeof(*sorted));
+			qsort(sorted, res.n, sizeof(*sorted), cmp_u64);
+			printf("stall fs=%s mode=%s round=%d n=%ld p50=%.1f p99=%.1f p999=%.1f max=%.1f tput=%.0f contended=%ld appends=%ld errors=%ld holds=%ld hold_ms=%.2f sched=%s",
+			       c->fs, mode_name[m], round, res.n,
+			       pct_us(sorted, res.n, 0.50),
+			       pct_us(sorted, res.n, 0.99),
+			       pct_us(sorted, res.n, 0.999),
+			       pct_us(sorted, res.n, 1.0),
+			       res.secs > 0 ? res.done / res.secs : 0,
+			       res.contended, res.appends, res.errors,
+			       res.holds, res.hold_ms,
+			       res.fifo ? "fifo" : "other");
+			if (m == M_NOWAIT)
+				printf(" inline=%lu deferred=%lu eagain_lock=%lu eagain_alloc=%lu eagain_pagecache=%lu",
+				       res.st.inline_done,
+				       res.st.deferred_submit +
+				       res.st.deferred_event,
+				       res.st.module_eagain_lock,
+				       res.st.module_eagain_alloc,
+				       res.st.module_eagain_pagecache);
+			printf("\n");
+			fflush(stdout);
+			if (c->dump)
+				dump(c, m, round, &res);
+		}
+	}
+	for (i = 0; i < c->files; i++) {
+		close(f.fd[i]);
+		snprintf(name, sizeof(name), "stall%d.dat", i);
+		rm_file(c, name);
+	}
+	close(f.bfd);
+	close(f.dfd);
+	rm_file(c, "dirty.dat");
+	return 0;
+}
+
+/* ---- the refusal cost ---- */
+
+static int refusal(const struct cfg *c)
+{
+	const int warm = 50;
+	int n = c->reps, hole, over, i, k;
+	uint64_t *th, *to, rng = c->seed, t0;
+	long ev_eagain = 0, sub_eagain = 0, hole_written = 0, over_refused = 0;
+	double sh = 0, so = 0;
+	io_context_t ctx = 0;
+	struct io_event ev;
+	char *buf = xalloc(BS, 0x77);
+
+	th = calloc(n, sizeof(*th));
+	to = calloc(n, sizeof(*to));
+	if (!th || !to || io_setup(8, &ctx))
+		return 1;
+	/* a sparse file (NODATACOW on btrfs) and one of written blocks */
+	hole = make_file(c, "hole.dat", 0, 64);
+	over = make_file(c, "over.dat", 16, 16);
+	for (i = -warm; i < n; i++) {
+		for (k = 0; k < 2; k++) {
+			struct iocb cb, *cbp = &cb;
+			int f = k ? over : hole;
+			uint64_t blks = (k ? 16 : 64) * MIB / BS;
+			long r;
+			int at_submit;
+
+			io_prep_pwrite(&cb, f, buf, BS,
+				       (off_t)(rng_next(&rng) % blks) * BS);
+			cb.aio_rw_flags = RWF_NOWAIT;
+			t0 = now_ns();
+			r = io_submit(ctx, 1, &cbp);
+			t0 = now_ns() - t0;
+			at_submit = r != 1;
+			if (r == 1)
+				r = io_getevents(ctx, 1, 1, &ev, NULL) == 1 ?
+				    (long)ev.res : -EIO;
+			if (i < 0)
+				continue;
+			if (k) {
+				to[i] = t0;
+				if (r != BS)
+					over_refused++;
+			} else {
+				th[i] = t0;
+				if (r == -EAGAIN && at_submit)
+					sub_eagain++;
+				else if (r == -EAGAIN)
+					ev_eagain++;
+				else if (r == BS)
+					hole_written++;
+			}
+		}
+	}
+	io_destroy(ctx);
+	for (i = 0; i < n; i++) {
+		sh += th[i];
+		so += to[i];
+	}
+	sh /= n;
+	so /= n;
+	qsort(th, n, sizeof(*th), cmp_u64);
+	qsort(to, n, sizeof(*to), cmp_u64);
+	printf("refusal fs=%s eagain_submit_us=%.2f overwrite_submit_us=%.2f ratio=%.4f n=%d eagain_median_us=%.2f overwrite_median_us=%.2f median_ratio=%.4f eagain_p99_us=%.2f overwrite_p99_us=%.2f eagain_max_us=%.2f overwrite_max_us=%.2f refused_in_event=%ld refused_by_submit=%ld hole_written=%ld overwrite_refused=%ld\n",
+	       c->fs, sh / 1000, so / 1000, so > 0 ? sh / so : 0, n,
+	       pct_us(th, n, 0.5), pct_us(to, n, 0.5),
+	       pct_us(to, n, 0.5) > 0 ?
+	       pct_us(th, n, 0.5) / pct_us(to, n, 0.5) : 0,
+	       pct_us(th, n, 0.99), pct_us(to, n, 0.99),
+	       pct_us(th, n, 1.0), pct_us(to, n, 1.0),
+	       ev_eagain, sub_eagain, hole_written, over_refused);
+	close(hole);
+	close(over);
+	rm_file(c, "hole.dat");
+	rm_file(c, "over.dat");
+	free(th);
+	free(to);
+	free(buf);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: stall --stall DIR FS [--dump DUMPDIR]\n"
+			"       stall --refusal DIR FS\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct cfg c = { 0 };
+	const char *s;
+
+	if (argc < 4)
+		usage();
+	c.dir = argv[2];
+	c.fs = argv[3];
+	if (argc >= 6 && !strcmp(argv[4], "--dump"))
+		c.dump = argv[5];
+	c.rounds = env_int("NW_BENCH_ROUNDS", 3);
+	c.ms = env_int("NW_STALL_MS", 2000);
+	c.files = env_int("NW_STALL_FILES", 4);
+	c.qd = env_int("NW_STALL_QD", 16);
+	c.workers = env_int("NW_STALL_WORKERS", 8);
+	c.append_pct = env_int("NW_STALL_APPEND_PCT", 12);
+	c.think_us = env_int("NW_STALL_THINK_US", 100);
+	c.reps = env_int("NW_REFUSAL_REPS", 2000);
+	c.seed = (uint64_t)env_int("NW_STALL_SEED", 20170704) | 1;
+	s = getenv("NW_STALL_SCHED");
+	c.fifo = !s || strcmp(s, "other");
+	if (c.rounds < 1 || c.ms < 1 || c.reps < 1 || c.workers < 1)
+		usage();
+	if (c.files < 1 || c.files > MAX_FILES)
+		c.files = 4;
+	if (c.qd < c.files || c.qd > MAX_QD)
+		c.qd = 4 * c.files;
+	c.qd -= c.qd % c.files;		/* every file the same share */
+	if (c.think_us < 0 || c.think_us > 999999)
+		c.think_us = 100;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[1], "--stall"))
+		return stall(&c);
+	if (!strcmp(argv[1], "--refusal"))
+		return refusal(&c);
+	usage();
+	return 2;
+}
