@@ -18,6 +18,9 @@ say() { echo "$*" > $res; }
 kml=/sys/kernel/debug/kmemleak
 kmemleak_check() {
 	[ -w $kml ] || return 0
+	# twice: kmemleak reports an object only once its contents held
+	# still across two scans
+	echo scan > $kml
 	echo scan > $kml
 	n=$(grep -c '^unreferenced object' $kml)
 	if [ "$n" = 0 ]; then
@@ -37,6 +40,7 @@ finish() {
 }
 
 if [ -w $kml ]; then
+	echo scan > $kml
 	echo scan > $kml
 	echo clear > $kml
 	echo scan=off > $kml
