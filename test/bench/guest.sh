@@ -13,8 +13,8 @@
 # 2. /stall --stall: the event-loop stall (test/bench/stall.c): submit
 #    durations of a loop writing to a file whose inode lock two other
 #    threads hold with long buffered writes, in modes plain, nowait
-#    (libnowait) and threadpool; the last round's raw durations go to the
-#    host through /mnt/9p.
+#    (libnowait) and threadpool; every round's raw durations go to the
+#    host through /mnt/9p (for test/bench/plot.sh).
 # 3. /stall --refusal: the time io_submit takes to refuse a NOWAIT write
 #    (into a hole) against a NOWAIT overwrite that goes ahead.
 #

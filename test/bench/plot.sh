@@ -30,7 +30,10 @@ cdf() {
 label_of() { basename "$1" | sed 's/-bench$//'; }
 made=0
 # the last round's file of a fs and mode
-last() { ls "$1"/stall-"$2"-"$3"-r*.txt 2>/dev/null | sort -t r -k 2 -V | tail -n 1; }
+last() {
+	ls "$1"/stall-"$2"-"$3"-r*.txt 2>/dev/null |
+		sed 's/.*-r\([0-9]*\)\.txt$/\1 &/' | sort -n | tail -n 1 | cut -d' ' -f2-
+}
 for fs in $(ls "$run/9p" 2>/dev/null | sed -n 's/^stall-\([a-z0-9]*\)-[a-z]*-r[0-9]*\.txt$/\1/p' | sort -u); do
 	curves=""
 	for src in "$run" ${ref:+"$ref"}; do

@@ -47,7 +47,8 @@
  * Environment: NW_BENCH_ROUNDS (3), NW_STALL_MS (guest ms per mode and
  * round, 2000), NW_STALL_FILES (4), NW_STALL_QD (16), NW_STALL_WORKERS (8),
  * NW_STALL_APPEND_PCT (12), NW_STALL_THINK_US (100), NW_STALL_SEED,
- * NW_STALL_SCHED (fifo|other), NW_REFUSAL_REPS (2000).
+ * NW_STALL_SCHED (fifo|other), NW_REFUSAL_REPS (2000), NW_BENCH_SPIN (1: a
+ * SCHED_IDLE thread keeps the vCPU from idling, see spinner()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -825,6 +826,26 @@ static int refusal(const struct cfg *c)
 	return 0;
 }
 
+/*
+ * Under -icount sleep=off an idle vCPU jumps the guest clock to the next
+ * timer deadline, so a wait for the host's I/O with nothing else to run
+ * would count as anything up to seconds.  A SCHED_IDLE thread that only
+ * runs when nothing else can keeps the vCPU busy instead: a wait then
+ * counts the instructions executed meanwhile, like any other.
+ */
+static volatile int spin_stop;
+
+static void *spinner(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	(void)arg;
+	sched_setscheduler(0, SCHED_IDLE, &sp);
+	while (!spin_stop)
+		__asm__ __volatile__("pause");
+	return NULL;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: stall --stall DIR FS [--dump DUMPDIR]\n"
@@ -836,6 +857,8 @@ int main(int argc, char **argv)
 {
 	struct cfg c = { 0 };
 	const char *s;
+	pthread_t spin;
+	int r, spinning = 0;
 
 	if (argc < 4)
 		usage();
@@ -864,10 +887,15 @@ int main(int argc, char **argv)
 	if (c.think_us < 0 || c.think_us > 999999)
 		c.think_us = 100;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!strcmp(argv[1], "--stall"))
-		return stall(&c);
-	if (!strcmp(argv[1], "--refusal"))
-		return refusal(&c);
-	usage();
-	return 2;
+	if (strcmp(argv[1], "--stall") && strcmp(argv[1], "--refusal"))
+		usage();
+	if (env_int("NW_BENCH_SPIN", 1) && pthread_create(&spin, NULL, spinner,
+							  NULL) == 0)
+		spinning = 1;
+	r = !strcmp(argv[1], "--stall") ? stall(&c) : refusal(&c);
+	if (spinning) {
+		spin_stop = 1;
+		pthread_join(spin, NULL);
+	}
+	return r;
 }
