@@ -54,7 +54,6 @@ static bool nw_range_in_place(struct inode *inode, loff_t pos, size_t len,
 	struct fiemap_extent_info fi = { 0 };
 	nw_addr_limit_t old;
 	loff_t cur = pos, end = pos + len;
-	u64 qlen = len;
 	unsigned int i;
 	bool ok = false;
 	int err;
@@ -66,15 +65,8 @@ static bool nw_range_in_place(struct inode *inode, loff_t pos, size_t len,
 		return false;
 	fi.fi_extents_max = NW_FIEMAP_EXTENTS;
 	fi.fi_extents_start = (struct fiemap_extent __user *)ext;
-	/*
-	 * btrfs (4.12's extent_fiemap) logs "unhandled fiemap cache
-	 * detected" for every query that ends inside the file: ask to the
-	 * end of the file; the extent limit stops it just as well.
-	 */
-	if (!strcmp(inode->i_sb->s_type->name, "btrfs"))
-		qlen = inode->i_sb->s_maxbytes - pos;
 	old = nw_kernel_ds_enter();
-	err = inode->i_op->fiemap(inode, &fi, pos, qlen);
+	err = inode->i_op->fiemap(inode, &fi, pos, len);
 	nw_addr_limit_restore(old);
 	if (err)
 		goto out;
