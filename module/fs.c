@@ -65,6 +65,12 @@ static bool nw_range_in_place(struct inode *inode, loff_t pos, size_t len,
 		return false;
 	fi.fi_extents_max = NW_FIEMAP_EXTENTS;
 	fi.fi_extents_start = (struct fiemap_extent __user *)ext;
+	/*
+	 * Only the write's own range: btrfs locks the queried range for the
+	 * whole walk, and a NOWAIT write must not wait on locks past it.
+	 * (4.12's btrfs logs "unhandled fiemap cache detected" for such a
+	 * query: noise, not a WARN.)
+	 */
 	old = nw_kernel_ds_enter();
 	err = inode->i_op->fiemap(inode, &fi, pos, len);
 	nw_addr_limit_restore(old);
