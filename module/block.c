@@ -28,6 +28,7 @@
 #include <linux/bio.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 
 #include "nowait_aio.h"
@@ -79,14 +80,28 @@ struct request *nw_blk_mq_sched_get_request(struct request_queue *q,
 {
 	struct request *rq;
 	bool nowait;
+	int pc = 0;
 
 	nw_enter();
 	nowait = unlikely(atomic_read(&nw_blk_marks.active)) &&
 		 nw_check_on[NW_CHECK_CONGESTION] && nw_bio_is_nowait(bio);
-	if (nowait)
+	if (nowait) {
 		nw_blk_mq_alloc_data_set_nowait(data);
+		pc = preempt_count();
+	}
 	rq = nw_orig_blk_mq_sched_get_request(q, bio, op, data);
 	if (!rq && nowait) {
+		/*
+		 * A failed BLK_MQ_REQ_NOWAIT allocation returns with the
+		 * software queue still held: blk_mq_get_ctx() is get_cpu(),
+		 * and before 4.13's put_ctx_on_error nothing puts it (no
+		 * caller of 4.12 failed there with a bio).  Put it, or the
+		 * task goes back to user space with preemption off
+		 * ("scheduling while atomic", found by the debug kernel).
+		 * Without CONFIG_PREEMPT_COUNT the count does not move.
+		 */
+		if (preempt_count() > pc)
+			preempt_enable();
 		/* 4.12's blk_mq_make_request() drops the bio: end it here */
 		nw_count(NW_CNT_EAGAIN_CONGESTION);
 		nw_bio_end_eagain(bio);
@@ -106,8 +121,8 @@ void nw_blk_setup(void)
 {
 	bool bios = nw_blkdev_bio_end_io && nw_blkdev_bio_end_io_simple;
 
-	nw_perbio_mq = bios && nw_hook_live("blk_mq_sched_get_request");
-	nw_perbio_legacy = bios && nw_hook_live("get_request");
+	nw_perbio_mq = bios && nw_hook_usable("blk_mq_sched_get_request");
+	nw_perbio_legacy = bios && nw_hook_usable("get_request");
 }
 
 bool nw_perbio_nowait(struct request_queue *q)
