@@ -14,8 +14,10 @@
  * The rest of the batch goes on through the kernel.  The caller's iocb is
  * never written except for aio_key, as the kernel always does.
  *
- * Cost for iocbs without flags: none in do_io_submit (the kernel's path
- * runs unchanged); one atomic read in aio_read()/aio_write().
+ * Cost for iocbs without flags: the do_io_submit trampoline, then the
+ * kernel's path unchanged.  The aio_read()/aio_write() hooks are live only
+ * while flagged requests are about (demand.c); then they cost plain
+ * requests one atomic read.
  */
 #include <linux/aio_abi.h>
 #include <linux/aio.h>
@@ -300,6 +302,9 @@ static long nw_submit_flagged(aio_context_t ctx_id,
 	if (ret)
 		return ret;
 
+	ret = nw_demand_get();
+	if (ret)
+		return ret;
 	NW_IOCB_RW_FLAGS(&kcopy) = 0;
 	ptrs[0] = (struct iocb __user *)&kcopy;
 	nw_mark_push(&nw_subst_marks, &s.mark);
@@ -308,6 +313,7 @@ static long nw_submit_flagged(aio_context_t ctx_id,
 				   (struct iocb __user *__user *)ptrs, compat);
 	nw_addr_limit_restore(s.user_limit);
 	nw_mark_pop(&nw_subst_marks, &s.mark);
+	nw_demand_put();
 	return ret;
 }
 

@@ -327,11 +327,11 @@ bool nw_fs_write_hooked(struct inode *inode)
 	if (!S_ISREG(inode->i_mode))
 		return false;
 	if (!strcmp(fs, "ext4") || !strcmp(fs, "ext3"))
-		return nw_hook_live("ext4_file_write_iter");
+		return nw_hook_usable("ext4_file_write_iter");
 	if (!strcmp(fs, "xfs"))
-		return nw_hook_live("xfs_file_write_iter");
+		return nw_hook_usable("xfs_file_write_iter");
 	if (!strcmp(fs, "btrfs"))
-		return nw_hook_live("btrfs_file_write_iter");
+		return nw_hook_usable("btrfs_file_write_iter");
 	return false;
 }
 

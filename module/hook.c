@@ -166,11 +166,16 @@ int nw_hooks_resolve(struct nw_hook *hooks, size_t n)
 	return err;
 }
 
-bool nw_hook_live(const char *name)
+/*
+ * Will @name's wrapper run for a flagged request?  Every resolved hook is
+ * installed at load (or the load fails), and the ones below the entry
+ * points are back in before any flagged request goes down (demand.c).
+ */
+bool nw_hook_usable(const char *name)
 {
 	struct nw_hook *h = nw_hook_find(nw_hooks, nw_nr_hooks, name);
 
-	return h && h->live;
+	return h && h->wrapper && h->addr;
 }
 
 bool nw_sym_resolved(const char *name)
@@ -216,27 +221,35 @@ static void nw_hook_remove(struct nw_hook *h)
 	h->live = false;
 }
 
-int nw_hooks_install(struct nw_hook *hooks, size_t n)
+static bool nw_hook_in_set(const struct nw_hook *h, enum nw_hook_set set)
+{
+	return set == NW_HOOKS_ALL || h->entry == (set == NW_HOOKS_ENTRY);
+}
+
+/* Install @set in table order; on failure remove what this call put in. */
+int nw_hooks_install(struct nw_hook *hooks, size_t n, enum nw_hook_set set)
 {
 	size_t i;
 	int err;
 
 	for (i = 0; i < n; i++) {
-		if (!hooks[i].wrapper || !hooks[i].addr)
+		if (!hooks[i].wrapper || !hooks[i].addr || hooks[i].live ||
+		    !nw_hook_in_set(&hooks[i], set))
 			continue;
 		err = nw_hook_install(&hooks[i]);
 		if (err) {
-			nw_hooks_remove(hooks, i);
+			nw_hooks_remove(hooks, i, set);
 			return err;
 		}
 	}
 	return 0;
 }
 
-void nw_hooks_remove(struct nw_hook *hooks, size_t n)
+void nw_hooks_remove(struct nw_hook *hooks, size_t n, enum nw_hook_set set)
 {
 	while (n--)
-		nw_hook_remove(&hooks[n]);
+		if (nw_hook_in_set(&hooks[n], set))
+			nw_hook_remove(&hooks[n]);
 }
 
 /* Wait until no task is inside a wrapper (it may be blocked in the kernel). */
@@ -274,7 +287,8 @@ size_t nw_features_show(char *buf, size_t len)
 			continue;	/* resolved helper symbols */
 		off += scnprintf(buf + off, len - off, "hook %s %s%s%s\n",
 				 h->name, h->live ? "live" :
-				 h->addr ? "resolved" : "off",
+				 !h->addr ? "off" :
+				 h->wrapper ? "standby" : "resolved",
 				 h->off_reason ? ": " : "",
 				 h->off_reason ? h->off_reason : "");
 	}

@@ -21,6 +21,9 @@ unsigned int nw_fault_inject;
 module_param_named(fault_inject, nw_fault_inject, uint, 0444);
 MODULE_PARM_DESC(fault_inject, "Refuse one NOWAIT request in N with EAGAIN, for testing (default 0: off)");
 
+module_param_named(hook_idle_ms, nw_hook_idle_ms, uint, 0444);
+MODULE_PARM_DESC(hook_idle_ms, "Remove the per-request hooks after this many ms without a flagged request (default 10000; 0: keep them; runtime switch: /sys/kernel/nowait_aio/hook_idle_ms)");
+
 bool nw_check_on[NW_NR_CHECKS] = { true, true, true, true };
 bool nw_check_avail[NW_NR_CHECKS] = { true, true, true, true };
 
@@ -51,11 +54,17 @@ bool nw_inject_eagain(void)
 	{ #sym, NULL, (void **)&ptr, check, why }
 #define NW_HOOK_ALT(sym, primary, why) \
 	{ #sym, nw_##sym, (void **)&nw_orig_##sym, NW_REQUIRED, why, primary }
+/* an entry point: live from load to unload (see demand.c) */
+#define NW_ENTRY(sym, wrap, orig_ptr, primary, reason) \
+	{ .name = #sym, .wrapper = wrap, .orig = (void **)&orig_ptr, \
+	  .check = NW_REQUIRED, .why = reason, .alt_of = primary, \
+	  .entry = true }
 
 /*
  * Deepest first: the entry points (io_submit, preadv2/pwritev2) go live
  * last and come out first, so no flagged request can enter while a hook
- * below it is missing.
+ * below it is missing.  Only the entry points stay live all the time; the
+ * hooks below them go in while flagged requests are about (demand.c).
  */
 struct nw_hook nw_hooks[] = {
 	NW_SYM(rw_verify_area, nw_rw_verify_area, "preadv2/pwritev2 checks"),
@@ -82,14 +91,16 @@ struct nw_hook nw_hooks[] = {
 	NW_HOOK_ALT(aio_run_iocb, "aio_read,aio_write",
 		    "io_submit: flags onto requests"),
 #if NW_HAVE_RWF_SYSCALLS
-	{ "__do_readv_writev", nw_do_readv_writev,
-	  (void **)&nw_orig_do_readv_writev, NW_REQUIRED,
-	  "preadv2/pwritev2: RWF_NOWAIT" },
+	NW_ENTRY(__do_readv_writev, nw_do_readv_writev,
+		 nw_orig_do_readv_writev, NULL,
+		 "preadv2/pwritev2: RWF_NOWAIT"),
 	/* before 4.10: the per-call kiocb setup is its own function */
-	NW_HOOK_ALT(do_iter_readv_writev, "__do_readv_writev",
-		    "preadv2/pwritev2: RWF_NOWAIT"),
+	NW_ENTRY(do_iter_readv_writev, nw_do_iter_readv_writev,
+		 nw_orig_do_iter_readv_writev, "__do_readv_writev",
+		 "preadv2/pwritev2: RWF_NOWAIT"),
 #endif
-	NW_HOOK(do_io_submit, NW_REQUIRED, "io_submit: aio_rw_flags"),
+	NW_ENTRY(do_io_submit, nw_do_io_submit, nw_orig_do_io_submit, NULL,
+		 "io_submit: aio_rw_flags"),
 };
 const size_t nw_nr_hooks = ARRAY_SIZE(nw_hooks);
 
@@ -111,6 +122,11 @@ static int __init nw_init(void)
 		pr_err("kernel lacks CONFIG_DYNAMIC_FTRACE_WITH_REGS; cannot hook, not loading\n");
 		return -EOPNOTSUPP;
 	}
+	if (nw_hook_idle_ms > NW_HOOK_IDLE_MS_MAX) {
+		pr_err("hook_idle_ms=%u is over the limit of %u; not loading\n",
+		       nw_hook_idle_ms, NW_HOOK_IDLE_MS_MAX);
+		return -EINVAL;
+	}
 	if (!nw_lookup_name("do_io_submit")) {
 		pr_err("kallsyms lookup of do_io_submit failed (CONFIG_KALLSYMS_ALL off?); not loading\n");
 		return -ENOENT;
@@ -124,10 +140,11 @@ static int __init nw_init(void)
 	err = nw_sysfs_init();
 	if (err)
 		goto err_sync;
-	err = nw_hooks_install(nw_hooks, nw_nr_hooks);
+	err = nw_hooks_install(nw_hooks, nw_nr_hooks, NW_HOOKS_ALL);
 	if (err)
 		goto err_sysfs;
 	nw_blk_setup();
+	nw_demand_init();
 	if (!NW_BTRFS_FIEMAP_SEES_SHARED)
 		pr_info("btrfs: RWF_NOWAIT not offered on %s (EOPNOTSUPP): btrfs fiemap before 4.9 cannot see extents shared since the last commit\n",
 			utsname()->release);
@@ -147,7 +164,8 @@ err_sync:
 
 static void __exit nw_exit_module(void)
 {
-	nw_hooks_remove(nw_hooks, nw_nr_hooks);
+	nw_hooks_remove(nw_hooks, nw_nr_hooks, NW_HOOKS_ENTRY);
+	nw_demand_exit();
 	nw_hooks_wait_idle();
 	nw_sync_exit();
 	nw_sysfs_exit();

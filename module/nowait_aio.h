@@ -57,6 +57,7 @@ struct nw_hook {
 	int check;		/* NW_REQUIRED, NW_OPTIONAL, or the check */
 	const char *why;	/* what the hook is for, for dmesg/features */
 	const char *alt_of;	/* stands in for this entry when it is absent */
+	bool entry;		/* an entry point: live from load to unload */
 	/* filled in by the engine */
 	unsigned long addr;
 	bool live;
@@ -67,12 +68,33 @@ struct nw_hook {
 #define NW_REQUIRED	(-1)
 #define NW_OPTIONAL	(-2)	/* a refinement: missing only turns it off */
 
+/* which hooks nw_hooks_install()/nw_hooks_remove() act on */
+enum nw_hook_set {
+	NW_HOOKS_ENTRY,		/* the entry points */
+	NW_HOOKS_DEMAND,	/* the hooks below them (demand.c) */
+	NW_HOOKS_ALL,
+};
+
 int nw_hooks_resolve(struct nw_hook *hooks, size_t n);
-bool nw_hook_live(const char *name);
+bool nw_hook_usable(const char *name);
 bool nw_sym_resolved(const char *name);
-int nw_hooks_install(struct nw_hook *hooks, size_t n);
-void nw_hooks_remove(struct nw_hook *hooks, size_t n);
+int nw_hooks_install(struct nw_hook *hooks, size_t n, enum nw_hook_set set);
+void nw_hooks_remove(struct nw_hook *hooks, size_t n, enum nw_hook_set set);
 void nw_hooks_wait_idle(void);
+
+/*
+ * The hooks below the entry points, on demand (demand.c): an entry point
+ * takes them with nw_demand_get() before it sends a flagged request down
+ * and drops them with nw_demand_put() when the submission returns.
+ */
+extern unsigned int nw_hook_idle_ms;
+#define NW_HOOK_IDLE_MS_MAX	3600000	/* an hour */
+int nw_demand_get(void);
+void nw_demand_put(void);
+bool nw_demand_live(void);
+void nw_demand_init(void);
+void nw_demand_exit(void);
+int nw_demand_set_idle(unsigned int ms);
 size_t nw_features_show(char *buf, size_t len);
 
 /*

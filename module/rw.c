@@ -206,7 +206,11 @@ static ssize_t nw_readv_writev_nowait(int type, struct file *file,
 		file_start_write(file);
 	if ((type == READ && file->f_op->read_iter) ||
 	    (type == WRITE && file->f_op->write_iter)) {
-		ret = nw_nowait_iter(file, iter, pos, type, flags);
+		ret = nw_demand_get();
+		if (!ret) {
+			ret = nw_nowait_iter(file, iter, pos, type, flags);
+			nw_demand_put();
+		}
 	} else {
 		/* do_loop_readv_writev() takes no flag but RWF_HIPRI */
 		nw_count(NW_CNT_EOPNOTSUPP);
@@ -259,11 +263,15 @@ ssize_t nw_do_iter_readv_writev(struct file *file, struct iov_iter *iter,
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
+	ret = nw_demand_get();
+	if (ret)
+		goto out;
 	init_sync_kiocb(&kiocb, file);
 	nw_apply_rw_flags(&kiocb, flags);
 	kiocb.ki_pos = *pos;
 	ret = fn(&kiocb, iter);
 	*pos = kiocb.ki_pos;
+	nw_demand_put();
 out:
 	nw_exit();
 	return ret;

@@ -55,7 +55,7 @@ bool nw_can_defer_sync(struct kiocb *req)
 	struct inode *inode = file_inode(req->ki_filp);
 
 	if (S_ISBLK(inode->i_mode))
-		return nw_hook_live("blkdev_write_iter");
+		return nw_hook_usable("blkdev_write_iter");
 	return nw_fs_write_hooked(inode);
 }
 

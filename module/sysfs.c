@@ -78,6 +78,24 @@ static ssize_t fault_inject_store(struct kobject *k, struct kobj_attribute *a,
 	return count;
 }
 
+static ssize_t hook_idle_ms_show(struct kobject *k, struct kobj_attribute *a,
+				 char *buf)
+{
+	return sprintf(buf, "%u\n", READ_ONCE(nw_hook_idle_ms));
+}
+
+static ssize_t hook_idle_ms_store(struct kobject *k, struct kobj_attribute *a,
+				  const char *buf, size_t count)
+{
+	unsigned int v;
+	int err;
+
+	if (kstrtouint(buf, 10, &v) || v > NW_HOOK_IDLE_MS_MAX)
+		return -EINVAL;
+	err = nw_demand_set_idle(v);
+	return err ? err : count;
+}
+
 #define NW_COUNTER_ATTR(_name, _cnt)					\
 static ssize_t _name##_show(struct kobject *k, struct kobj_attribute *a,\
 			    char *buf)					\
@@ -103,6 +121,7 @@ static ssize_t features_show(struct kobject *k, struct kobj_attribute *a,
 
 static struct kobj_attribute nw_attr_enabled = __ATTR_RW(enabled);
 static struct kobj_attribute nw_attr_fault_inject = __ATTR_RW(fault_inject);
+static struct kobj_attribute nw_attr_hook_idle_ms = __ATTR_RW(hook_idle_ms);
 static struct kobj_attribute nw_attr_features = __ATTR_RO(features);
 
 static struct attribute *nw_attrs[] = {
@@ -112,6 +131,7 @@ static struct attribute *nw_attrs[] = {
 	&nw_attr_alloc.attr,
 	&nw_attr_congestion.attr,
 	&nw_attr_fault_inject.attr,
+	&nw_attr_hook_idle_ms.attr,
 	&nw_attr_accepted.attr,
 	&nw_attr_eagain_lock.attr,
 	&nw_attr_eagain_pagecache.attr,

@@ -34,6 +34,10 @@ fi
 			[ -w $k/$s ] || continue
 			echo $(( (n + ${#s}) % 3 != 0 )) >$k/$s 2>/dev/null
 		done
+		# the per-request hooks: kept (0), or out 1 ms / 50 ms after
+		# each flagged request, so they come and go under the writers
+		case $((n % 3)) in 0) v=1 ;; 1) v=50 ;; *) v=0 ;; esac
+		[ -w $k/hook_idle_ms ] && echo $v >$k/hook_idle_ms 2>/dev/null
 		usleep $((600000 + (n % 3) * 300000))
 		for s in enabled lock pagecache alloc congestion; do
 			[ -w $k/$s ] && echo 1 >$k/$s 2>/dev/null
