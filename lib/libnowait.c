@@ -335,8 +335,9 @@ int nowait_getevents(struct nowait_loop *l, long min, long max,
 			return got;
 		/*
 		 * Poll when the caller does not want to wait; else block in
-		 * the kernel, waking now and then while workers may add a
-		 * synthesised completion.
+		 * the kernel for one event (min_nr 0 would return at once
+		 * whatever the timeout: a spin), waking now and then while
+		 * workers may add a synthesised completion.
 		 */
 		if (got < min) {
 			ms = pending ? 5 : 1000;
@@ -349,7 +350,7 @@ int nowait_getevents(struct nowait_loop *l, long min, long max,
 			wait.tv_nsec = (ms % 1000) * 1000000;
 		}
 		want = max - got < 64 ? max - got : 64;
-		r = io_getevents(l->ctx, 0, want, ev, &wait);
+		r = io_getevents(l->ctx, got < min ? 1 : 0, want, ev, &wait);
 		if (r < 0 && r != -EINTR)
 			return got ? got : r;
 		for (i = 0; i < r; i++) {

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "libnowait.h"
@@ -154,6 +156,36 @@ int main(int argc, char **argv)
 	      "EBADF as the event's res");
 	close(fd);
 	nowait_close(l);
+
+	/*
+	 * Waiting blocks: nowait_getevents(min 1) with nothing in flight
+	 * sleeps in the kernel until its timeout instead of polling
+	 * io_getevents() in a loop.  A spin burns about as much CPU time as
+	 * wall time; a sleep almost none (the limit leaves a wide margin).
+	 */
+	{
+		struct timespec ts = { .tv_nsec = 300000000 }, w0, w1;
+		struct rusage r0, r1;
+		struct io_event ev;
+		double wall, cpu;
+		int n;
+
+		l = loop();
+		clock_gettime(CLOCK_MONOTONIC, &w0);
+		getrusage(RUSAGE_THREAD, &r0);
+		n = nowait_getevents(l, 1, 1, &ev, &ts);
+		getrusage(RUSAGE_THREAD, &r1);
+		clock_gettime(CLOCK_MONOTONIC, &w1);
+		wall = (w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) / 1e9;
+		cpu = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
+		      (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+		      ((r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
+		       (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec)) / 1e6;
+		CHECK("wait-blocks", n == 0 && wall >= 0.25 && cpu < wall / 4,
+		      "0 events after the timeout with little CPU vs %d events, %.3f s wall, %.3f s CPU",
+		      n, wall, cpu);
+		nowait_close(l);
+	}
 
 	/* 10k mixed requests: every one completes exactly once */
 	{
