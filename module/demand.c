@@ -28,6 +28,7 @@
 #include <linux/atomic.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 
@@ -40,6 +41,8 @@ static atomic_t nw_demand_users = ATOMIC_INIT(0);
 static bool nw_demand_on;		/* the demand set is live */
 static bool nw_demand_stopping;		/* unload: no more installs */
 static unsigned long nw_demand_last;	/* jiffies of the last put */
+static unsigned long nw_demand_installs;	/* for features */
+static u64 nw_demand_install_ns;		/* the last one's duration */
 
 static void nw_demand_idle(struct work_struct *work);
 static DECLARE_DELAYED_WORK(nw_demand_work, nw_demand_idle);
@@ -61,18 +64,22 @@ static void nw_demand_arm(void)
 /* Under nw_demand_lock. */
 static int nw_demand_install_locked(void)
 {
+	ktime_t t0;
 	int err;
 
 	if (nw_demand_on)
 		return 0;
 	if (nw_demand_stopping)
 		return -EOPNOTSUPP;
+	t0 = ktime_get();
 	err = nw_hooks_install(nw_hooks, nw_nr_hooks, NW_HOOKS_DEMAND);
+	nw_demand_install_ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
 	if (err) {
 		pr_warn_ratelimited("cannot install the per-request hooks (%d); flagged requests fail with EOPNOTSUPP\n",
 				    err);
 		return -EOPNOTSUPP;
 	}
+	nw_demand_installs++;
 	WRITE_ONCE(nw_demand_last, jiffies);
 	/* the hooks are in before a lock-free getter can see "on" */
 	smp_store_release(&nw_demand_on, true);
@@ -149,6 +156,20 @@ static void nw_demand_idle(struct work_struct *work)
 					 msecs_to_jiffies(ms));
 	}
 	mutex_unlock(&nw_demand_lock);
+}
+
+/* The features line: state, installs since load, the last one's time. */
+size_t nw_demand_show(char *buf, size_t len)
+{
+	size_t off;
+
+	mutex_lock(&nw_demand_lock);
+	off = scnprintf(buf, len,
+			"demand %s installs %lu last_install_us %llu\n",
+			nw_demand_on ? "live" : "standby", nw_demand_installs,
+			(unsigned long long)nw_demand_install_ns / 1000);
+	mutex_unlock(&nw_demand_lock);
+	return off;
 }
 
 /* The hook_idle_ms switch.  0 installs the demand set and keeps it. */

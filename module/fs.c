@@ -95,6 +95,34 @@ out:
 	return ok;
 }
 
+int (*nw_ext4_map_blocks)(void *handle, struct inode *inode,
+			  struct nw_ext4_map_blocks *map, int flags);
+
+/*
+ * 4.14's ext4_overwrite_io(): inside i_size, and one lookup of ext4's own
+ * block map (its extent-status cache first) finds every block of the range
+ * mapped and written, in one run.  A range over two extents counts as
+ * "no", as it does there.  Without the symbol: fiemap, which also accepts
+ * a range over several written extents.
+ */
+static bool nw_ext4_overwrite(struct inode *inode, loff_t pos, size_t len)
+{
+	struct nw_ext4_map_blocks map = { 0 };
+	unsigned int blkbits = inode->i_blkbits;
+	int err, blklen;
+
+	if (pos + len > i_size_read(inode))
+		return false;
+	if (!nw_ext4_map_blocks)
+		return nw_range_in_place(inode, pos, len, true, false);
+	map.m_lblk = pos >> blkbits;
+	map.m_len = (ALIGN(pos + len, 1ULL << blkbits) >> blkbits) -
+		    (pos >> blkbits);
+	blklen = map.m_len;
+	err = nw_ext4_map_blocks(NULL, inode, &map, 0);
+	return err == blklen && (map.m_flags & NW_EXT4_MAP_MAPPED);
+}
+
 /*
  * Does the file have a shared (reflinked) extent anywhere?  XFS marks such
  * an inode (XFS_DIFLAG2_REFLINK, private to XFS); its extents are the
@@ -280,9 +308,7 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 
 		switch (fs) {
 		case NW_FS_EXT4:
-			/* ext4_overwrite_io(): written blocks inside i_size */
-			ok = pos + count <= size &&
-			     nw_range_in_place(inode, pos, count, true, false);
+			ok = nw_ext4_overwrite(inode, pos, count);
 			break;
 		case NW_FS_XFS:
 			/*

@@ -292,6 +292,8 @@ size_t nw_features_show(char *buf, size_t len)
 				 h->off_reason ? ": " : "",
 				 h->off_reason ? h->off_reason : "");
 	}
+	if (off < len)
+		off += nw_demand_show(buf + off, len - off);
 	if (!NW_BTRFS_FIEMAP_SEES_SHARED && off < len)
 		off += scnprintf(buf + off, len - off,
 				 "fs btrfs off: fiemap before 4.9 cannot see reflinks since the last commit\n");

@@ -73,6 +73,8 @@ struct nw_hook nw_hooks[] = {
 	NW_SYM_FOR(blkdev_bio_end_io_simple, nw_blkdev_bio_end_io_simple,
 		   NW_OPTIONAL,
 		   "block-device DIO bios (4.10+): no-wait allocation"),
+	NW_SYM_FOR(ext4_map_blocks, nw_ext4_map_blocks, NW_OPTIONAL,
+		   "ext4 overwrite test by block map, as 4.14 (else fiemap)"),
 	NW_SYM_FOR(blk_mq_has_free_tags, nw_blk_mq_has_free_tags, NW_OPTIONAL,
 		   "free scheduler tags"),
 	NW_HOOK(get_request, NW_OPTIONAL,

@@ -95,6 +95,7 @@ bool nw_demand_live(void);
 void nw_demand_init(void);
 void nw_demand_exit(void);
 int nw_demand_set_idle(unsigned int ms);
+size_t nw_demand_show(char *buf, size_t len);
 size_t nw_features_show(char *buf, size_t len);
 
 /*
@@ -173,6 +174,9 @@ extern bool (*nw_blk_mq_has_free_tags)(struct blk_mq_tags *tags);
 extern struct nw_hook nw_hooks[];
 extern const size_t nw_nr_hooks;
 extern int (*nw_rw_verify_area)(int, struct file *, const loff_t *, size_t);
+struct nw_ext4_map_blocks;
+extern int (*nw_ext4_map_blocks)(void *handle, struct inode *inode,
+				 struct nw_ext4_map_blocks *map, int flags);
 
 int nw_sysfs_init(void);
 void nw_sysfs_exit(void);

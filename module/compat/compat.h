@@ -13,6 +13,7 @@
 #ifndef NOWAIT_AIO_COMPAT_H
 #define NOWAIT_AIO_COMPAT_H
 
+#include <linux/buffer_head.h>
 #include <linux/version.h>
 #include <linux/fs.h>
 #include <linux/ftrace.h>
@@ -283,5 +284,18 @@ static inline void nw_bio_end_eagain(struct bio *bio)
 #endif
 	bio_endio(bio);
 }
+
+/*
+ * ext4's block-map request (fs/ext4/ext4.h, private), the same from 3.x to
+ * 6.x: what ext4_map_blocks() takes and fills in.
+ */
+struct nw_ext4_map_blocks {
+	u64 m_pblk;
+	u32 m_lblk;
+	unsigned int m_len;
+	unsigned int m_flags;
+};
+
+#define NW_EXT4_MAP_MAPPED	(1 << BH_Mapped)
 
 #endif /* NOWAIT_AIO_COMPAT_H */

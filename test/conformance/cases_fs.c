@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +181,53 @@ static void prealloc(struct nw_ctx *c)
 	else
 		aio_expect_ow(c, fd, NW_BS, NW_BS, 0);
 	close(fd);
+}
+
+/* How many extents does FIEMAP report for [0, len)?  -1 on error. */
+static int extents_of(int fd, off_t len)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[8];
+	} q = { .fm = { .fm_length = len, .fm_flags = FIEMAP_FLAG_SYNC,
+			.fm_extent_count = 8 } };
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &q))
+		return -1;
+	return q.fm.fm_mapped_extents;
+}
+
+/*
+ * ext4's overwrite test (ext4_overwrite_io(), from 4.13 to today) is one
+ * lookup of its block map, which stops at the end of an extent: a NOWAIT
+ * overwrite of written blocks in two extents gets EAGAIN, file unchanged.
+ * Block 1 is written after another file took the blocks behind block 0.
+ */
+static void two_extents(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, NW_BS, NW_BS, pat(c, 0x11));
+	int sp = nw_make_file(c, "spacer.dat", 16 * NW_BS, 16 * NW_BS, 0x22);
+	void *b = nw_buf(NW_BS, pat(c, 0x11));
+	int n;
+
+	if (fd < 0 || sp < 0)
+		goto out;
+	if (pwrite(fd, b, NW_BS, NW_BS) != NW_BS || fsync(fd)) {
+		nw_fail(c, "setup write of block 1: ok vs errno %d", errno);
+		goto out;
+	}
+	n = extents_of(fd, 2 * NW_BS);
+	if (n != 2) {
+		nw_skip(c, "blocks 0 and 1 ended up in %d extent(s), not 2", n);
+		goto out;
+	}
+	aio_expect(c, fd, 0, 2 * NW_BS, -EAGAIN, 0);
+out:
+	free(b);
+	if (sp >= 0)
+		close(sp);
+	if (fd >= 0)
+		close(fd);
 }
 
 /*
@@ -455,6 +503,9 @@ const struct nw_case nw_fs_cases[] = {
 	{ "fs.%s.past-eof",
 	  "a write past EOF needs allocation: EAGAIN, size unchanged", FS_ALL,
 	  past_eof },
+	{ "fs.%s.two-extents",
+	  "ext4: an overwrite of written blocks in two extents: EAGAIN (one block-map lookup), file unchanged",
+	  FS_BIT(NW_EXT4), two_extents },
 	{ "fs.%s.prealloc",
 	  "a write into an unwritten extent: ext4 EAGAIN, XFS/btrfs complete",
 	  FS_ALL, prealloc },
