@@ -133,12 +133,16 @@ case "$NW_CASES" in
 esac
 # libnowait on this kernel: inline, deferred, fallback, 10k mixed
 case "$NW_CASES" in
-""|lib*)
+""|lib*|*,lib*)
 	mkdir -p /mnt/ext4/lnw
 	LNW_PREFIX=lib.libnowait /libnowait_test /mnt/ext4/lnw 2>&1 |
 		grep -v ' passed, ' > $res ;;
 esac
-if [ "$NW_MODULE" = 1 ] && { [ -z "$NW_CASES" ] || [ "$NW_CASES" = module ]; }; then
+case ",$NW_CASES," in
+,,|*,module,*|*,module\**) mc=1 ;;
+*) mc=0 ;;
+esac
+if [ "$NW_MODULE" = 1 ] && [ $mc = 1 ]; then
 	sh /module-checks.sh > $res 2>&1
 fi
 finish $rc
