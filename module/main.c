@@ -143,8 +143,10 @@ static int __init nw_init(void)
 	if (err)
 		goto err_sync;
 	err = nw_hooks_install(nw_hooks, nw_nr_hooks, NW_HOOKS_ALL);
-	if (err)
+	if (err) {
+		nw_hooks_release();
 		goto err_sysfs;
+	}
 	nw_blk_setup();
 	nw_demand_init();
 	if (!NW_BTRFS_FIEMAP_SEES_SHARED)
@@ -169,6 +171,7 @@ static void __exit nw_exit_module(void)
 	nw_hooks_remove(nw_hooks, nw_nr_hooks, NW_HOOKS_ENTRY);
 	nw_demand_exit();
 	nw_hooks_wait_idle();
+	nw_hooks_release();
 	nw_sync_exit();
 	nw_sysfs_exit();
 	pr_info("unloaded\n");

@@ -80,6 +80,7 @@ bool nw_hook_usable(const char *name);
 bool nw_sym_resolved(const char *name);
 int nw_hooks_install(struct nw_hook *hooks, size_t n, enum nw_hook_set set);
 void nw_hooks_remove(struct nw_hook *hooks, size_t n, enum nw_hook_set set);
+void nw_hooks_release(void);
 void nw_hooks_wait_idle(void);
 
 /*
