@@ -21,6 +21,10 @@
 #    host through /mnt/9p (for test/bench/plot.sh).
 # 3. /stall --refusal: the time io_submit takes to refuse a NOWAIT write
 #    (into a hole) against a NOWAIT overwrite that goes ahead.
+# 4. /stall --submit: the submit path again, as medians of single
+#    io_submit calls (plain, module unloaded and loaded; NOWAIT), which
+#    leave out the interrupts and background work that move fio's means.
+#    NW_BENCH_SUBMIT=0 skips it; NW_BENCH_STALL=0 skips 2 and 3.
 #
 # Last line: bench: stall_p99_vs_plain=.. stall_p99_vs_native=..
 # overhead_slat_ratio=.. refusal_cost_vs_native=..; the *_vs_native figures
@@ -103,6 +107,50 @@ overhead=native
 [ -z "$overhead" ] && overhead=skipped
 echo "# fio: overhead_slat_ratio=$overhead nowait_slat_ratio=$(mean $all_nw)"
 
+# --- the submit path by quantiles (the same question as fio's slat) ---
+# per round: plain submits with the module unloaded and loaded (only the
+# entry hooks in), then NOWAIT ones with the per-request hooks in; each
+# figure is a quantile of NW_REFUSAL_REPS io_submit calls: the 10th
+# percentile (the path itself: under -icount the fast calls take the same
+# number of instructions every time) and the median (the durations are
+# bimodal, a step of 2-3 us between calls with and without some extra
+# work, so a median can land on either side)
+sub_q() { # fs, [nowait] -> "p10 median"
+	/stall --submit /mnt/$1 $1 $2 |
+		sed -n 's/.*median_us=\([0-9.]*\) p10_us=\([0-9.]*\).*/\2 \1/p'
+}
+all_p10_on="" all_p10_nw="" all_med_on="" all_med_nw=""
+k=/sys/kernel/nowait_aio
+if [ "${NW_BENCH_SUBMIT:-1}" != 0 ]; then
+	echo "# submit  fs     round  p10/median_off(us) p10/median_on(us) p10/median_nowait(us)"
+	for fs in $NW_BENCH_FS; do
+		po="" pn="" pw="" mo="" mn="" mw=""
+		for r in $(seq $rounds); do
+			o="- -"
+			if [ $native = 0 ]; then
+				rmmod nowait_aio 2>/dev/null
+				o=$(sub_q $fs); set -- $o; po="$po $1" mo="$mo $2"
+				insmod /nowait_aio.ko
+			fi
+			n=$(sub_q $fs); set -- $n; pn="$pn $1" mn="$mn $2"
+			[ -w $k/hook_idle_ms ] && echo 0 > $k/hook_idle_ms
+			w=$(sub_q $fs nowait); set -- $w; pw="$pw $1" mw="$mw $2"
+			echo "# submit  $fs    $r      ${o% *}/${o#* }  ${n% *}/${n#* }  ${w% *}/${w#* }"
+		done
+		if [ $native = 0 ]; then
+			a=$(ratio $(mean $pn) $(mean $po)) b=$(ratio $(mean $mn) $(mean $mo))
+			all_p10_on="$all_p10_on $a" all_med_on="$all_med_on $b"
+			echo "# submit $fs: loaded/unloaded ratio p10 $a median $b"
+		fi
+		a=$(ratio $(mean $pw) $(mean $pn)) b=$(ratio $(mean $mw) $(mean $mn))
+		all_p10_nw="$all_p10_nw $a" all_med_nw="$all_med_nw $b"
+		echo "# submit $fs: nowait/plain ratio p10 $a median $b"
+	done
+	a=native b=native
+	[ $native = 0 ] && a=$(mean $all_p10_on) b=$(mean $all_med_on)
+	echo "# submit: overhead_p10_ratio=$a overhead_median_ratio=$b nowait_p10_ratio=$(mean $all_p10_nw) nowait_median_ratio=$(mean $all_med_nw)"
+fi
+
 # --- the event-loop stall and the refusal cost ---
 # the module stays loaded for these (the fio rounds end with it loaded)
 [ $native = 0 ] && [ ! -d /sys/kernel/nowait_aio ] && insmod /nowait_aio.ko
@@ -111,6 +159,7 @@ dumps=/tmp/stall-dump
 : >$out
 mkdir -p $dumps
 for fs in $NW_BENCH_FS; do
+	[ "${NW_BENCH_STALL:-1}" = 0 ] && break
 	/stall --stall /mnt/$fs $fs --dump $dumps 2>&1 | tee -a $out
 	/stall --refusal /mnt/$fs $fs 2>&1 | tee -a $out
 done

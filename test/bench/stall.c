@@ -4,6 +4,7 @@
  *
  *   stall --stall DIR FS [--dump DUMPDIR]
  *   stall --refusal DIR FS
+ *   stall --submit DIR FS [nowait]
  *
  * --stall: one loop thread submits 4 KiB O_DIRECT writes to NW_STALL_FILES
  * files in DIR (stall0.dat, stall1.dat, ...), a mix of overwrites of
@@ -826,6 +827,64 @@ static int refusal(const struct cfg *c)
 	return 0;
 }
 
+/* ---- the submit path: one kind of request, many times ---- */
+
+/*
+ * --submit: NW_REFUSAL_REPS direct 4 KiB overwrites of written blocks, one
+ * at a time, without flags (or with RWF_NOWAIT given "nowait"); prints the
+ * median, the 10th percentile and the mean of the io_submit durations.  A
+ * median of thousands of calls is the path's own cost: it leaves out the
+ * interrupts and background work that land in a few calls and move a
+ * mean by several per cent from run to run.
+ */
+static int submit_path(const struct cfg *c, int nowait)
+{
+	const int warm = 50;
+	int n = c->reps, fd, i;
+	uint64_t *t, rng = c->seed, t0;
+	long bad = 0;
+	double sum = 0;
+	io_context_t ctx = 0;
+	struct io_event ev;
+	char *buf = xalloc(BS, 0x66);
+
+	t = calloc(n, sizeof(*t));
+	if (!t || io_setup(8, &ctx))
+		return 1;
+	fd = make_file(c, "submit.dat", 16, 16);
+	for (i = -warm; i < n; i++) {
+		struct iocb cb, *cbp = &cb;
+		long r;
+
+		io_prep_pwrite(&cb, fd, buf, BS,
+			       (off_t)(rng_next(&rng) % (16 * MIB / BS)) * BS);
+		if (nowait)
+			cb.aio_rw_flags = RWF_NOWAIT;
+		t0 = now_ns();
+		r = io_submit(ctx, 1, &cbp);
+		t0 = now_ns() - t0;
+		if (r == 1)
+			r = io_getevents(ctx, 1, 1, &ev, NULL) == 1 ?
+			    (long)ev.res : -EIO;
+		if (i < 0)
+			continue;
+		t[i] = t0;
+		sum += t0;
+		if (r != BS)
+			bad++;
+	}
+	io_destroy(ctx);
+	qsort(t, n, sizeof(*t), cmp_u64);
+	printf("submit fs=%s mode=%s n=%d median_us=%.3f p10_us=%.3f mean_us=%.3f not_written=%ld\n",
+	       c->fs, nowait ? "nowait" : "plain", n, pct_us(t, n, 0.5),
+	       pct_us(t, n, 0.1), sum / n / 1000, bad);
+	close(fd);
+	rm_file(c, "submit.dat");
+	free(t);
+	free(buf);
+	return 0;
+}
+
 /*
  * Under -icount sleep=off an idle vCPU jumps the guest clock to the next
  * timer deadline, so a wait for the host's I/O with nothing else to run
@@ -849,7 +908,8 @@ static void *spinner(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: stall --stall DIR FS [--dump DUMPDIR]\n"
-			"       stall --refusal DIR FS\n");
+			"       stall --refusal DIR FS\n"
+			"       stall --submit DIR FS [nowait]\n");
 	exit(2);
 }
 
@@ -887,12 +947,18 @@ int main(int argc, char **argv)
 	if (c.think_us < 0 || c.think_us > 999999)
 		c.think_us = 100;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (strcmp(argv[1], "--stall") && strcmp(argv[1], "--refusal"))
+	if (strcmp(argv[1], "--stall") && strcmp(argv[1], "--refusal") &&
+	    strcmp(argv[1], "--submit"))
 		usage();
 	if (env_int("NW_BENCH_SPIN", 1) && pthread_create(&spin, NULL, spinner,
 							  NULL) == 0)
 		spinning = 1;
-	r = !strcmp(argv[1], "--stall") ? stall(&c) : refusal(&c);
+	if (!strcmp(argv[1], "--stall"))
+		r = stall(&c);
+	else if (!strcmp(argv[1], "--refusal"))
+		r = refusal(&c);
+	else
+		r = submit_path(&c, argc >= 5 && !strcmp(argv[4], "nowait"));
 	if (spinning) {
 		spin_stop = 1;
 		pthread_join(spin, NULL);

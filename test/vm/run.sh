@@ -98,8 +98,8 @@ if [ "${NOWAIT_BENCH:-0}" = 1 ]; then
 		"$top/test/bench/stall.c" "$top/lib/libnowait.a" \
 		-laio -lpthread -lm >>"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; die "test/bench/stall.c does not build"; }
-	# its knobs (NW_STALL_*, NW_REFUSAL_*, NW_BENCH_FIO, NW_BENCH_SPIN) from the host's environment
-	for v in $(compgen -v | grep -E '^(NW_STALL_|NW_REFUSAL_|NW_BENCH_FIO$|NW_BENCH_SPIN$)'); do
+	# its knobs (NW_STALL_*, NW_REFUSAL_*, NW_BENCH_FIO, NW_BENCH_SUBMIT, NW_BENCH_STALL, NW_BENCH_SPIN) from the host's environment
+	for v in $(compgen -v | grep -E '^(NW_STALL_|NW_REFUSAL_|NW_BENCH_FIO$|NW_BENCH_SUBMIT$|NW_BENCH_STALL$|NW_BENCH_SPIN$)'); do
 		printf "export %s='%s'\n" "$v" "${!v}"
 	done >"$root/bench.env"
 fi
