@@ -346,6 +346,16 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 }
 
 /* Does the module hook this regular file's filesystem's write_iter? */
+static bool nw_ext4_hooked, nw_xfs_hooked, nw_btrfs_hooked;
+
+/* After the table is resolved: asked on every flagged request. */
+void nw_fs_setup(void)
+{
+	nw_ext4_hooked = nw_hook_usable("ext4_file_write_iter");
+	nw_xfs_hooked = nw_hook_usable("xfs_file_write_iter");
+	nw_btrfs_hooked = nw_hook_usable("btrfs_file_write_iter");
+}
+
 bool nw_fs_write_hooked(struct inode *inode)
 {
 	const char *fs = inode->i_sb->s_type->name;
@@ -353,11 +363,11 @@ bool nw_fs_write_hooked(struct inode *inode)
 	if (!S_ISREG(inode->i_mode))
 		return false;
 	if (!strcmp(fs, "ext4") || !strcmp(fs, "ext3"))
-		return nw_hook_usable("ext4_file_write_iter");
+		return nw_ext4_hooked;
 	if (!strcmp(fs, "xfs"))
-		return nw_hook_usable("xfs_file_write_iter");
+		return nw_xfs_hooked;
 	if (!strcmp(fs, "btrfs"))
-		return nw_hook_usable("btrfs_file_write_iter");
+		return nw_btrfs_hooked;
 	return false;
 }
 

@@ -136,6 +136,7 @@ static int __init nw_init(void)
 	err = nw_hooks_resolve(nw_hooks, nw_nr_hooks);
 	if (err)
 		return err;
+	nw_fs_setup();
 	err = nw_sync_init();
 	if (err)
 		return err;

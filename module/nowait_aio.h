@@ -124,6 +124,7 @@ bool nw_can_defer_sync(struct kiocb *req);
 bool nw_defer_sync(struct kiocb *req, bool datasync);
 void nw_defer_sync_cancel(struct kiocb *req);
 ssize_t nw_deferred_sync_finish(struct kiocb *req, ssize_t ret);
+void nw_fs_setup(void);
 bool nw_fs_write_hooked(struct inode *inode);
 bool nw_fs_nowait_offered(struct inode *inode);
 int nw_sync_init(void);

@@ -49,13 +49,15 @@ bool nw_sync_by_module(struct kiocb *req)
 	       S_ISREG(file_inode(req->ki_filp)->i_mode);
 }
 
+static bool nw_blkdev_hooked;
+
 /* Can it?  Only where it hooks the file's write_iter. */
 bool nw_can_defer_sync(struct kiocb *req)
 {
 	struct inode *inode = file_inode(req->ki_filp);
 
 	if (S_ISBLK(inode->i_mode))
-		return nw_hook_usable("blkdev_write_iter");
+		return nw_blkdev_hooked;
 	return nw_fs_write_hooked(inode);
 }
 
@@ -168,6 +170,7 @@ void nw_defer_sync_cancel(struct kiocb *req)
 
 int nw_sync_init(void)
 {
+	nw_blkdev_hooked = nw_hook_usable("blkdev_write_iter");
 	nw_sync_wq = alloc_workqueue("nowait_aio_sync", WQ_MEM_RECLAIM, 0);
 	return nw_sync_wq ? 0 : -ENOMEM;
 }
