@@ -133,7 +133,8 @@ if [ "${NW_BENCH_SUBMIT:-1}" != 0 ]; then
 				insmod /nowait_aio.ko
 			fi
 			n=$(sub_q $fs); set -- $n; pn="$pn $1" mn="$mn $2"
-			[ -w $k/hook_idle_ms ] && echo 0 > $k/hook_idle_ms
+			[ -w $k/hook_idle_ms ] && echo 0 > $k/hook_idle_ms &&
+				echo "# submit $fs: $(grep '^demand ' $k/features) (guest time)"
 			w=$(sub_q $fs nowait); set -- $w; pw="$pw $1" mw="$mw $2"
 			echo "# submit  $fs    $r      ${o% *}/${o#* }  ${n% *}/${n#* }  ${w% *}/${w#* }"
 		done
