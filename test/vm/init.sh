@@ -47,7 +47,35 @@ if [ -w $kml ]; then
 fi
 
 echo 60 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
-echo 1 > /proc/sys/kernel/hung_task_panic 2>/dev/null
+# A hung task does not panic at once: the watcher below first dumps what
+# finds a stranded I/O (every blocked task's stack, the blk-mq state of each
+# disk, the module's counters), then crashes the VM.  The run fails on the
+# kernel's "blocked for more than" line either way (verdict.sh).
+echo 0 > /proc/sys/kernel/hung_task_panic 2>/dev/null
+hang_dump() {
+	say "# hang: $(dmesg | grep -m 1 'blocked for more than')"
+	echo w > /proc/sysrq-trigger
+	for f in $(find /sys/kernel/debug/block -type f 2>/dev/null); do
+		case $f in *poll_stat|*_bitmap) continue ;; esac
+		v=$(head -c 2000 "$f" 2>/dev/null | tr '\n' '|')
+		[ -n "$v" ] && say "# hang: ${f#/sys/kernel/debug/block/}: $v"
+	done
+	for f in /sys/block/vd*/inflight /sys/block/vd*/queue/nr_requests \
+		/sys/block/vd*/queue/scheduler /sys/kernel/nowait_aio/*; do
+		[ -f "$f" ] && say "# hang: $f: $(tr '\n' ' ' < "$f")"
+	done
+	sleep 2
+	echo c > /proc/sysrq-trigger
+}
+if [ -f /proc/sys/kernel/hung_task_timeout_secs ] && [ "$NW_BENCH" != 1 ]; then
+	(
+		while sleep 5; do
+			dmesg | grep -q 'blocked for more than' || continue
+			hang_dump
+			break
+		done
+	) &
+fi
 
 if [ -f /modules.list ]; then
 	for m in $(cat /modules.list); do
