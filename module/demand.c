@@ -36,7 +36,6 @@
 
 unsigned int nw_hook_idle_ms = 10000;
 
-static DEFINE_MUTEX(nw_demand_lock);	/* installs, removals, stopping */
 static atomic_t nw_demand_users = ATOMIC_INIT(0);
 static bool nw_demand_on;		/* the demand set is live */
 static bool nw_demand_stopping;		/* unload: no more installs */
@@ -47,11 +46,6 @@ static u64 nw_demand_install_ns;		/* the last one's duration */
 static void nw_demand_idle(struct work_struct *work);
 static DECLARE_DELAYED_WORK(nw_demand_work, nw_demand_idle);
 
-bool nw_demand_live(void)
-{
-	return READ_ONCE(nw_demand_on);
-}
-
 static void nw_demand_arm(void)
 {
 	unsigned int ms = READ_ONCE(nw_hook_idle_ms);
@@ -61,7 +55,7 @@ static void nw_demand_arm(void)
 				 msecs_to_jiffies(ms));
 }
 
-/* Under nw_demand_lock. */
+/* Under nw_hooks_mutex. */
 static int nw_demand_install_locked(void)
 {
 	ktime_t t0;
@@ -87,7 +81,7 @@ static int nw_demand_install_locked(void)
 	return 0;
 }
 
-/* Under nw_demand_lock.  -EBUSY while a flagged request holds them. */
+/* Under nw_hooks_mutex.  -EBUSY while a flagged request holds them. */
 static int nw_demand_remove_locked(void)
 {
 	if (!nw_demand_on)
@@ -117,11 +111,11 @@ int nw_demand_get(void)
 		return 0;
 	atomic_dec(&nw_demand_users);
 
-	mutex_lock(&nw_demand_lock);
+	mutex_lock(&nw_hooks_mutex);
 	err = nw_demand_install_locked();
 	if (!err)
 		atomic_inc(&nw_demand_users);
-	mutex_unlock(&nw_demand_lock);
+	mutex_unlock(&nw_hooks_mutex);
 	return err;
 }
 
@@ -144,7 +138,7 @@ static void nw_demand_idle(struct work_struct *work)
 
 	if (!ms)
 		return;
-	mutex_lock(&nw_demand_lock);
+	mutex_lock(&nw_hooks_mutex);
 	due = READ_ONCE(nw_demand_last) + msecs_to_jiffies(ms);
 	if (nw_demand_on && !nw_demand_stopping) {
 		if (time_before(jiffies, due))
@@ -155,7 +149,7 @@ static void nw_demand_idle(struct work_struct *work)
 			mod_delayed_work(system_wq, &nw_demand_work,
 					 msecs_to_jiffies(ms));
 	}
-	mutex_unlock(&nw_demand_lock);
+	mutex_unlock(&nw_hooks_mutex);
 }
 
 /* The features line: state, installs since load, the last one's time. */
@@ -163,12 +157,12 @@ size_t nw_demand_show(char *buf, size_t len)
 {
 	size_t off;
 
-	mutex_lock(&nw_demand_lock);
+	mutex_lock(&nw_hooks_mutex);
 	off = scnprintf(buf, len,
 			"demand %s installs %lu last_install_us %llu\n",
 			nw_demand_on ? "live" : "standby", nw_demand_installs,
 			(unsigned long long)nw_demand_install_ns / 1000);
-	mutex_unlock(&nw_demand_lock);
+	mutex_unlock(&nw_hooks_mutex);
 	return off;
 }
 
@@ -177,13 +171,13 @@ int nw_demand_set_idle(unsigned int ms)
 {
 	int err = 0;
 
-	mutex_lock(&nw_demand_lock);
+	mutex_lock(&nw_hooks_mutex);
 	WRITE_ONCE(nw_hook_idle_ms, ms);
 	if (!ms)
 		err = nw_demand_install_locked();
 	else if (nw_demand_on)
 		nw_demand_arm();
-	mutex_unlock(&nw_demand_lock);
+	mutex_unlock(&nw_hooks_mutex);
 	return err;
 }
 
@@ -194,13 +188,13 @@ int nw_demand_set_idle(unsigned int ms)
  */
 void nw_demand_init(void)
 {
-	mutex_lock(&nw_demand_lock);
+	mutex_lock(&nw_hooks_mutex);
 	nw_demand_stopping = false;
 	nw_demand_on = true;
 	WRITE_ONCE(nw_demand_last, jiffies);
 	if (READ_ONCE(nw_hook_idle_ms) && nw_demand_remove_locked())
 		nw_demand_arm();
-	mutex_unlock(&nw_demand_lock);
+	mutex_unlock(&nw_hooks_mutex);
 }
 
 /*
@@ -212,16 +206,16 @@ void nw_demand_exit(void)
 {
 	unsigned int waited = 0;
 
-	mutex_lock(&nw_demand_lock);
+	mutex_lock(&nw_hooks_mutex);
 	nw_demand_stopping = true;
-	mutex_unlock(&nw_demand_lock);
+	mutex_unlock(&nw_hooks_mutex);
 	cancel_delayed_work_sync(&nw_demand_work);
 	for (;;) {
 		int busy;
 
-		mutex_lock(&nw_demand_lock);
+		mutex_lock(&nw_hooks_mutex);
 		busy = nw_demand_remove_locked();
-		mutex_unlock(&nw_demand_lock);
+		mutex_unlock(&nw_hooks_mutex);
 		if (!busy)
 			break;
 		if (++waited % 50 == 0)

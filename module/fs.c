@@ -345,30 +345,39 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 	return 0;
 }
 
-/* Does the module hook this regular file's filesystem's write_iter? */
-static bool nw_ext4_hooked, nw_xfs_hooked, nw_btrfs_hooked;
+/*
+ * The filesystems whose hooks are attached, by their write_iter: a file is
+ * recognised by its f_op (never by name), and a filesystem module that
+ * went and came back has a new address.  Set whenever hooks attach or
+ * detach (hook.c, under nw_hooks_mutex); read on every flagged request.
+ */
+static unsigned long nw_ext4_wi, nw_xfs_wi, nw_btrfs_wi;
 
-/* After the table is resolved: asked on every flagged request. */
+static unsigned long nw_fs_wi(const char *write_iter, const char *also)
+{
+	if (!nw_hook_usable(write_iter) || (also && !nw_hook_usable(also)))
+		return 0;
+	return nw_hook_addr(write_iter);
+}
+
 void nw_fs_setup(void)
 {
-	nw_ext4_hooked = nw_hook_usable("ext4_file_write_iter");
-	nw_xfs_hooked = nw_hook_usable("xfs_file_write_iter");
-	nw_btrfs_hooked = nw_hook_usable("btrfs_file_write_iter");
+	WRITE_ONCE(nw_ext4_wi, nw_fs_wi("ext4_file_write_iter", NULL));
+	/* XFS reads take its IOLOCK: the read hook is needed as well */
+	WRITE_ONCE(nw_xfs_wi, nw_fs_wi("xfs_file_write_iter",
+				       "xfs_file_read_iter"));
+	WRITE_ONCE(nw_btrfs_wi, nw_fs_wi("btrfs_file_write_iter", NULL));
 }
 
 bool nw_fs_write_hooked(struct inode *inode)
 {
-	const char *fs = inode->i_sb->s_type->name;
+	unsigned long wi;
 
-	if (!S_ISREG(inode->i_mode))
+	if (!S_ISREG(inode->i_mode) || !inode->i_fop->write_iter)
 		return false;
-	if (!strcmp(fs, "ext4") || !strcmp(fs, "ext3"))
-		return nw_ext4_hooked;
-	if (!strcmp(fs, "xfs"))
-		return nw_xfs_hooked;
-	if (!strcmp(fs, "btrfs"))
-		return nw_btrfs_hooked;
-	return false;
+	wi = (unsigned long)inode->i_fop->write_iter;
+	return wi == READ_ONCE(nw_ext4_wi) || wi == READ_ONCE(nw_xfs_wi) ||
+	       wi == READ_ONCE(nw_btrfs_wi);
 }
 
 /*
@@ -379,7 +388,7 @@ bool nw_fs_nowait_offered(struct inode *inode)
 {
 	if (!nw_fs_write_hooked(inode))
 		return false;
-	if (!strcmp(inode->i_sb->s_type->name, "btrfs"))
+	if ((unsigned long)inode->i_fop->write_iter == READ_ONCE(nw_btrfs_wi))
 		return NW_BTRFS_FIEMAP_SEES_SHARED;
 	return true;
 }

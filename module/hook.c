@@ -23,6 +23,7 @@
 #include "nowait_aio.h"
 
 DEFINE_PER_CPU(long, nw_active);
+DEFINE_MUTEX(nw_hooks_mutex);
 
 static const char *const nw_check_names[NW_NR_CHECKS] = {
 	"lock", "pagecache", "alloc", "congestion",
@@ -42,24 +43,29 @@ static NW_FTRACE_THUNK(nw_thunk)
  * ten of them took 94 ms of guest time under the benchmark's emulation.
  * Its callback finds the wrapper by the hooked function's address.
  */
-#define NW_MAX_DEMAND 16
+static NW_FTRACE_THUNK(nw_demand_thunk);
+static struct ftrace_ops nw_demand_ops = {
+	.func = nw_demand_thunk,
+	.flags = NW_FTRACE_FLAGS,
+};
+static bool nw_demand_registered;
+static unsigned int nw_demand_nfiltered;	/* sites in its filter */
 
-static struct {
-	unsigned long addr;
-	void *wrapper;
-} nw_demand_map[NW_MAX_DEMAND];
-static unsigned int nw_demand_nmap;
-static struct ftrace_ops nw_demand_ops;
-static bool nw_demand_filtered, nw_demand_registered;
+/* One of the hooks below the entry points, on the shared ops? */
+static bool nw_is_demand(const struct nw_hook *h)
+{
+	return h->wrapper && !h->entry;
+}
 
 static NW_FTRACE_THUNK(nw_demand_thunk)
 {
-	unsigned int i;
+	size_t i;
 
-	for (i = 0; i < nw_demand_nmap; i++) {
-		if (nw_demand_map[i].addr == ip) {
-			NW_FTRACE_REGS(regs)->ip =
-				(unsigned long)nw_demand_map[i].wrapper;
+	for (i = 0; i < nw_nr_hooks; i++) {
+		const struct nw_hook *h = &nw_hooks[i];
+
+		if (READ_ONCE(h->addr) == ip && nw_is_demand(h)) {
+			NW_FTRACE_REGS(regs)->ip = (unsigned long)h->wrapper;
 			return;
 		}
 	}
@@ -106,6 +112,9 @@ static bool nw_any_resolved(struct nw_hook *hooks, size_t n, const char *list)
 	return false;
 }
 
+/* an owner's hook whose module is not loaded (yet, or any more) */
+static const char nw_reason_waiting[] = "waiting for its module";
+
 /* kallsyms_lookup_size_offset() is not exported either; optional */
 static int (*nw_sym_size_offset)(unsigned long addr, unsigned long *size,
 				 unsigned long *offset);
@@ -117,8 +126,14 @@ static void nw_hook_resolve_one(struct nw_hook *h)
 	h->addr = nw_lookup_name(h->name);
 	h->live = false;
 	h->off_reason = NULL;
-	if (!h->addr) {
+	if (!h->addr && h->owner && !nw_module_loaded(h->owner)) {
+		h->off_reason = nw_reason_waiting;
+	} else if (!h->addr) {
 		h->off_reason = "symbol not found (inlined or absent)";
+	} else if (h->owner && !nw_addr_in_live_code(h->addr)) {
+		/* its module is on its way out: as good as gone */
+		h->off_reason = nw_reason_waiting;
+		h->addr = 0;
 	} else if (h->wrapper && nw_sym_size_offset &&
 		   (!nw_sym_size_offset(h->addr, &size, &offset) || offset ||
 		    size <= NW_FENTRY_SIZE)) {
@@ -180,7 +195,13 @@ int nw_hooks_resolve(struct nw_hook *hooks, size_t n)
 			h->off_reason = "absent; its stand-in is used";
 			continue;
 		}
-		if (check == NW_REQUIRED) {
+		if (h->off_reason == nw_reason_waiting) {
+			/* its module is not loaded: attached when it comes */
+			continue;
+		} else if (check == NW_FS) {
+			pr_warn("symbol %s (%s): %s; RWF_NOWAIT on %s is off\n",
+				h->name, h->why, h->off_reason, h->owner);
+		} else if (check == NW_REQUIRED) {
 			pr_err("required symbol %s (%s): %s; not loading\n",
 			       h->name, h->why, h->off_reason);
 			err = -ENOENT;
@@ -210,23 +231,49 @@ bool nw_hook_usable(const char *name)
 	return h && h->wrapper && h->addr;
 }
 
-bool nw_sym_resolved(const char *name)
+/* The address @name resolved to (0: not resolved, or its module gone). */
+unsigned long nw_hook_addr(const char *name)
 {
 	struct nw_hook *h = nw_hook_find(nw_hooks, nw_nr_hooks, name);
 
-	return h && h->addr;
+	return h ? h->addr : 0;
 }
 
-static void nw_demand_unfilter(void)
+/*
+ * A per-request hook's site goes into the shared ops' filter when it is
+ * resolved (at load, or when its module comes) and out when its module
+ * goes; the filter outlives unregistering.  On a registered ops ftrace
+ * patches the site at once.  The required vmlinux hooks keep the filter
+ * from ever becoming empty (an empty filter would trace every function).
+ */
+static int nw_demand_filter_add(struct nw_hook *h)
 {
-	while (nw_demand_nmap) {
-		nw_demand_nmap--;
-		ftrace_set_filter_ip(&nw_demand_ops,
-				     nw_demand_map[nw_demand_nmap].addr, 1, 0);
+	int err;
+
+	if (h->filtered)
+		return 0;
+	err = ftrace_set_filter_ip(&nw_demand_ops, h->addr, 0, 0);
+	if (err) {
+		pr_err("ftrace_set_filter_ip(%s) failed: %d\n", h->name, err);
+		return err;
 	}
+	h->filtered = true;
+	h->live = nw_demand_registered;
+	nw_demand_nfiltered++;
+	return 0;
 }
 
-/* The shared ops: its filter once (it outlives unregistering), then in. */
+static void nw_demand_filter_del(struct nw_hook *h)
+{
+	if (!h->filtered)
+		return;
+	ftrace_set_filter_ip(&nw_demand_ops, h->addr, 1, 0);
+	h->filtered = false;
+	h->live = false;
+	nw_demand_nfiltered--;
+}
+
+/* The shared ops: every resolved site in its filter, then in. */
 static int nw_demand_ops_install(struct nw_hook *hooks, size_t n)
 {
 	size_t i;
@@ -234,35 +281,14 @@ static int nw_demand_ops_install(struct nw_hook *hooks, size_t n)
 
 	if (nw_demand_registered)
 		return 0;
-	if (!nw_demand_filtered) {
-		nw_demand_ops.func = nw_demand_thunk;
-		nw_demand_ops.flags = NW_FTRACE_FLAGS;
-		nw_demand_nmap = 0;
-		for (i = 0; i < n; i++) {
-			struct nw_hook *h = &hooks[i];
-
-			if (!h->wrapper || !h->addr || h->entry)
-				continue;
-			if (nw_demand_nmap == NW_MAX_DEMAND) {
-				pr_err("more than %d per-request hooks\n",
-				       NW_MAX_DEMAND);
-				return -E2BIG;
-			}
-			err = ftrace_set_filter_ip(&nw_demand_ops, h->addr, 0,
-						   0);
-			if (err) {
-				pr_err("ftrace_set_filter_ip(%s) failed: %d\n",
-				       h->name, err);
-				nw_demand_unfilter();
-				return err;
-			}
-			nw_demand_map[nw_demand_nmap].addr = h->addr;
-			nw_demand_map[nw_demand_nmap].wrapper = h->wrapper;
-			nw_demand_nmap++;
-		}
-		nw_demand_filtered = true;
+	for (i = 0; i < n; i++) {
+		if (!nw_is_demand(&hooks[i]) || !hooks[i].addr)
+			continue;
+		err = nw_demand_filter_add(&hooks[i]);
+		if (err)
+			return err;
 	}
-	if (!nw_demand_nmap)
+	if (!nw_demand_nfiltered)
 		return 0;
 	err = register_ftrace_function(&nw_demand_ops);
 	if (err) {
@@ -272,7 +298,7 @@ static int nw_demand_ops_install(struct nw_hook *hooks, size_t n)
 	}
 	nw_demand_registered = true;
 	for (i = 0; i < n; i++)
-		if (hooks[i].wrapper && hooks[i].addr && !hooks[i].entry)
+		if (hooks[i].filtered)
 			hooks[i].live = true;
 	return 0;
 }
@@ -297,10 +323,12 @@ static void nw_demand_ops_remove(struct nw_hook *hooks, size_t n)
 /* Unload or a failed load: the shared ops' filter goes too. */
 void nw_hooks_release(void)
 {
+	size_t i;
+
 	if (nw_demand_registered)
 		return;
-	nw_demand_unfilter();
-	nw_demand_filtered = false;
+	for (i = 0; i < nw_nr_hooks; i++)
+		nw_demand_filter_del(&nw_hooks[i]);
 }
 
 static int nw_hook_install(struct nw_hook *h)
@@ -415,6 +443,12 @@ size_t nw_features_show(char *buf, size_t len)
 
 		if (!h->wrapper && h->addr)
 			continue;	/* resolved helper symbols */
+		if (h->off_reason == nw_reason_waiting) {
+			off += scnprintf(buf + off, len - off,
+					 "hook %s off: waiting for %s.ko\n",
+					 h->name, h->owner);
+			continue;
+		}
 		off += scnprintf(buf + off, len - off, "hook %s %s%s%s\n",
 				 h->name, h->live ? "live" :
 				 !h->addr ? "off" :
@@ -424,6 +458,11 @@ size_t nw_features_show(char *buf, size_t len)
 	}
 	if (off < len)
 		off += nw_demand_show(buf + off, len - off);
+	if (off < len)
+		off += nw_owners_show(buf + off, len - off);
+	if (nw_unload_pinned && off < len)
+		off += scnprintf(buf + off, len - off,
+				 "unload refused: preemptible kernel without TASKS_RCU\n");
 	if (!NW_BTRFS_FIEMAP_SEES_SHARED && off < len)
 		off += scnprintf(buf + off, len - off,
 				 "fs btrfs off: fiemap before 4.9 cannot see reflinks since the last commit\n");
@@ -432,5 +471,158 @@ size_t nw_features_show(char *buf, size_t len)
 				 nw_check_names[c],
 				 !nw_check_avail[c] ? "unavailable" :
 				 nw_check_on[c] ? "on" : "off");
+	return off;
+}
+
+/*
+ * Filesystems built as modules come and go while nowait_aio is loaded.
+ * A hook whose owner is a module is attached when that module comes
+ * (MODULE_STATE_COMING: its code and ftrace records are in place, and
+ * its init, which registers the filesystem, has not run yet) and
+ * detached when it goes (MODULE_STATE_GOING: its exit has run, so no
+ * file of it is open, and its ftrace records still exist).  No filter
+ * of the module's ops ever names freed module text.
+ */
+static bool nw_owners_ready;	/* the table is resolved and installed */
+
+static bool nw_owner_is(const struct nw_hook *h, const char *owner)
+{
+	return h->owner && !strcmp(h->owner, owner);
+}
+
+static bool nw_owner_known(const char *owner)
+{
+	size_t i;
+
+	for (i = 0; i < nw_nr_hooks; i++)
+		if (nw_owner_is(&nw_hooks[i], owner))
+			return true;
+	return false;
+}
+
+/* Under nw_hooks_mutex: @owner's module has come; attach its hooks. */
+static void nw_owner_attach(const char *owner)
+{
+	size_t i;
+
+	for (i = 0; i < nw_nr_hooks; i++) {
+		struct nw_hook *h = &nw_hooks[i];
+
+		if (!nw_owner_is(h, owner) || h->addr)
+			continue;
+		nw_hook_resolve_one(h);
+		if (h->addr && nw_is_demand(h) && nw_demand_filter_add(h)) {
+			h->addr = 0;
+			h->off_reason = "ftrace refused the hook";
+		}
+		if (!h->addr)
+			pr_warn("%s.ko: symbol %s (%s): %s; RWF_NOWAIT on %s is off\n",
+				owner, h->name, h->why, h->off_reason, owner);
+	}
+	nw_fs_setup();
+	pr_info("%s.ko loaded: its hooks are attached\n", owner);
+}
+
+/* Under nw_hooks_mutex: @owner's module is going; detach its hooks. */
+static void nw_owner_detach(const char *owner)
+{
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < nw_nr_hooks; i++) {
+		struct nw_hook *h = &nw_hooks[i];
+
+		if (!nw_owner_is(h, owner))
+			continue;
+		if (h->addr) {
+			nw_demand_filter_del(h);
+			any = true;
+		}
+		WRITE_ONCE(h->addr, 0);
+		WRITE_ONCE(*h->orig, NULL);
+		h->off_reason = nw_reason_waiting;
+	}
+	nw_fs_setup();
+	if (any)
+		pr_info("%s.ko unloading: its hooks are detached\n", owner);
+}
+
+static int nw_owner_notify(struct notifier_block *nb, unsigned long state,
+			   void *data)
+{
+	struct module *mod = data;
+
+	if (!nw_owner_known(mod->name))
+		return NOTIFY_DONE;
+	mutex_lock(&nw_hooks_mutex);
+	if (state == MODULE_STATE_COMING && nw_owners_ready)
+		nw_owner_attach(mod->name);
+	else if (state == MODULE_STATE_GOING)
+		nw_owner_detach(mod->name);
+	mutex_unlock(&nw_hooks_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block nw_owner_nb = {
+	.notifier_call = nw_owner_notify,
+};
+
+/* Before the table is resolved: no module event can be missed. */
+int nw_owners_init(void)
+{
+	return register_module_notifier(&nw_owner_nb);
+}
+
+/* After the table is installed: module events now attach. */
+void nw_owners_start(void)
+{
+	mutex_lock(&nw_hooks_mutex);
+	nw_owners_ready = true;
+	mutex_unlock(&nw_hooks_mutex);
+}
+
+void nw_owners_exit(void)
+{
+	unregister_module_notifier(&nw_owner_nb);
+	mutex_lock(&nw_hooks_mutex);
+	nw_owners_ready = false;
+	mutex_unlock(&nw_hooks_mutex);
+}
+
+/* One features line per owner: "fs xfs live", "fs xfs waiting for xfs.ko". */
+size_t nw_owners_show(char *buf, size_t len)
+{
+	size_t i, j, off = 0;
+
+	mutex_lock(&nw_hooks_mutex);
+	for (i = 0; i < nw_nr_hooks && off < len; i++) {
+		const struct nw_hook *h = &nw_hooks[i], *bad = NULL;
+
+		if (h->check != NW_FS)
+			continue;
+		for (j = 0; j < i; j++)
+			if (nw_hooks[j].check == NW_FS &&
+			    nw_owner_is(&nw_hooks[j], h->owner))
+				break;
+		if (j < i)
+			continue;	/* that owner's line is out */
+		for (j = i; j < nw_nr_hooks; j++)
+			if (nw_hooks[j].check == NW_FS &&
+			    nw_owner_is(&nw_hooks[j], h->owner) &&
+			    !nw_hooks[j].addr && !bad)
+				bad = &nw_hooks[j];
+		if (!bad)
+			off += scnprintf(buf + off, len - off, "fs %s live\n",
+					 h->owner);
+		else if (bad->off_reason == nw_reason_waiting)
+			off += scnprintf(buf + off, len - off,
+					 "fs %s waiting for %s.ko\n", h->owner,
+					 h->owner);
+		else
+			off += scnprintf(buf + off, len - off,
+					 "fs %s off: %s: %s\n", h->owner,
+					 bad->name, bad->off_reason);
+	}
+	mutex_unlock(&nw_hooks_mutex);
 	return off;
 }

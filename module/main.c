@@ -25,6 +25,7 @@ module_param_named(hook_idle_ms, nw_hook_idle_ms, uint, 0444);
 MODULE_PARM_DESC(hook_idle_ms, "Remove the per-request hooks after this many ms without a flagged request (default 10000; 0: keep them; runtime switch: /sys/kernel/nowait_aio/hook_idle_ms)");
 
 bool nw_check_on[NW_NR_CHECKS] = { true, true, true, true };
+bool nw_unload_pinned;	/* rmmod refused: see NW_UNLOAD_SAFE */
 bool nw_check_avail[NW_NR_CHECKS] = { true, true, true, true };
 
 DEFINE_PER_CPU(unsigned long, nw_counters[NW_NR_COUNTERS]);
@@ -52,6 +53,10 @@ bool nw_inject_eagain(void)
 	{ #sym, NULL, (void **)&ptr, NW_REQUIRED, why }
 #define NW_SYM_FOR(sym, ptr, check, why) \
 	{ #sym, NULL, (void **)&ptr, check, why }
+/* a filesystem's hook: its module may come and go (hook.c) */
+#define NW_FS_HOOK(sym, mod, reason) \
+	{ .name = #sym, .wrapper = nw_##sym, .orig = (void **)&nw_orig_##sym, \
+	  .check = NW_FS, .why = reason, .owner = mod }
 #define NW_HOOK_ALT(sym, primary, why) \
 	{ #sym, nw_##sym, (void **)&nw_orig_##sym, NW_REQUIRED, why, primary }
 /* an entry point: live from load to unload (see demand.c) */
@@ -73,8 +78,9 @@ struct nw_hook nw_hooks[] = {
 	NW_SYM_FOR(blkdev_bio_end_io_simple, nw_blkdev_bio_end_io_simple,
 		   NW_OPTIONAL,
 		   "block-device DIO bios (4.10+): no-wait allocation"),
-	NW_SYM_FOR(ext4_map_blocks, nw_ext4_map_blocks, NW_OPTIONAL,
-		   "ext4 overwrite test by block map, as 4.14 (else fiemap)"),
+	{ .name = "ext4_map_blocks", .orig = (void **)&nw_ext4_map_blocks,
+	  .check = NW_OPTIONAL, .owner = "ext4",
+	  .why = "ext4 overwrite test by block map, as 4.14 (else fiemap)" },
 	NW_SYM_FOR(blk_mq_has_free_tags, nw_blk_mq_has_free_tags, NW_OPTIONAL,
 		   "free scheduler tags"),
 	NW_HOOK(get_request, NW_OPTIONAL,
@@ -82,10 +88,10 @@ struct nw_hook nw_hooks[] = {
 	NW_HOOK(blk_mq_sched_get_request, NW_OPTIONAL,
 		"blk-mq (4.11+): tag without waiting"),
 	NW_HOOK(generic_file_read_iter, NW_REQUIRED, "NOWAIT reads"),
-	NW_HOOK(ext4_file_write_iter, NW_CHECK_LOCK, "ext4 NOWAIT writes"),
-	NW_HOOK(xfs_file_write_iter, NW_CHECK_LOCK, "XFS NOWAIT writes"),
-	NW_HOOK(xfs_file_read_iter, NW_CHECK_LOCK, "XFS NOWAIT reads"),
-	NW_HOOK(btrfs_file_write_iter, NW_CHECK_LOCK, "btrfs NOWAIT writes"),
+	NW_FS_HOOK(ext4_file_write_iter, "ext4", "ext4 NOWAIT writes"),
+	NW_FS_HOOK(xfs_file_write_iter, "xfs", "XFS NOWAIT writes"),
+	NW_FS_HOOK(xfs_file_read_iter, "xfs", "XFS NOWAIT reads"),
+	NW_FS_HOOK(btrfs_file_write_iter, "btrfs", "btrfs NOWAIT writes"),
 	NW_HOOK(blkdev_write_iter, NW_REQUIRED, "block device NOWAIT writes"),
 	NW_HOOK(aio_read, NW_REQUIRED, "io_submit: flags onto read requests"),
 	NW_HOOK(aio_write, NW_REQUIRED, "io_submit: flags onto write requests"),
@@ -105,6 +111,27 @@ struct nw_hook nw_hooks[] = {
 		 "io_submit: aio_rw_flags"),
 };
 const size_t nw_nr_hooks = ARRAY_SIZE(nw_hooks);
+
+/* Resolve the whole table, then install it (a failure removes it all). */
+static int __init nw_load_hooks(void)
+{
+	int err;
+
+	mutex_lock(&nw_hooks_mutex);
+	err = nw_hooks_resolve(nw_hooks, nw_nr_hooks);
+	if (!err) {
+		nw_fs_setup();
+		err = nw_hooks_install(nw_hooks, nw_nr_hooks, NW_HOOKS_ALL);
+		if (err) {
+			nw_hooks_remove(nw_hooks, nw_nr_hooks, NW_HOOKS_ALL);
+			nw_hooks_release();
+		}
+	}
+	mutex_unlock(&nw_hooks_mutex);
+	if (err)
+		nw_hooks_wait_idle();
+	return err;
+}
 
 static int __init nw_init(void)
 {
@@ -133,23 +160,28 @@ static int __init nw_init(void)
 		pr_err("kallsyms lookup of do_io_submit failed (CONFIG_KALLSYMS_ALL off?); not loading\n");
 		return -ENOENT;
 	}
-	err = nw_hooks_resolve(nw_hooks, nw_nr_hooks);
+	/* no filesystem module can come or go unseen from here on */
+	err = nw_owners_init();
 	if (err)
 		return err;
-	nw_fs_setup();
 	err = nw_sync_init();
 	if (err)
-		return err;
+		goto err_owners;
 	err = nw_sysfs_init();
 	if (err)
 		goto err_sync;
-	err = nw_hooks_install(nw_hooks, nw_nr_hooks, NW_HOOKS_ALL);
-	if (err) {
-		nw_hooks_release();
+	err = nw_load_hooks();
+	if (err)
 		goto err_sysfs;
-	}
 	nw_blk_setup();
+	nw_owners_start();
 	nw_demand_init();
+	if (!NW_UNLOAD_SAFE) {
+		/* a preempted task could be left on freed wrapper code */
+		__module_get(THIS_MODULE);
+		nw_unload_pinned = true;
+		pr_warn("preemptible kernel without TASKS_RCU: unloading cannot be made safe, so rmmod is refused until reboot\n");
+	}
 	if (!NW_BTRFS_FIEMAP_SEES_SHARED)
 		pr_info("btrfs: RWF_NOWAIT not offered on %s (EOPNOTSUPP): btrfs fiemap before 4.9 cannot see extents shared since the last commit\n",
 			utsname()->release);
@@ -161,18 +193,25 @@ static int __init nw_init(void)
 
 err_sysfs:
 	nw_sysfs_exit();
-	nw_hooks_wait_idle();
 err_sync:
 	nw_sync_exit();
+err_owners:
+	nw_owners_exit();
 	return err;
 }
 
 static void __exit nw_exit_module(void)
 {
+	mutex_lock(&nw_hooks_mutex);
 	nw_hooks_remove(nw_hooks, nw_nr_hooks, NW_HOOKS_ENTRY);
+	mutex_unlock(&nw_hooks_mutex);
 	nw_demand_exit();
 	nw_hooks_wait_idle();
+	/* filesystem modules may come and go until here */
+	nw_owners_exit();
+	mutex_lock(&nw_hooks_mutex);
 	nw_hooks_release();
+	mutex_unlock(&nw_hooks_mutex);
 	nw_sync_exit();
 	nw_sysfs_exit();
 	pr_info("unloaded\n");

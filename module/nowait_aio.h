@@ -8,6 +8,7 @@
 #include <linux/aio_abi.h>
 #include <linux/atomic.h>
 #include <linux/fs.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -58,7 +59,16 @@ struct nw_hook {
 	const char *why;	/* what the hook is for, for dmesg/features */
 	const char *alt_of;	/* stands in for this entry when it is absent */
 	bool entry;		/* an entry point: live from load to unload */
+	/*
+	 * The kernel module that holds the symbol when the kernel builds
+	 * it as one (a filesystem: "ext4", "xfs", "btrfs"), or NULL for
+	 * vmlinux.  Such a hook is attached when that module comes and
+	 * detached before it goes (hook.c); a missing one turns off only
+	 * that filesystem.
+	 */
+	const char *owner;
 	/* filled in by the engine */
+	bool filtered;		/* in the shared ops' filter */
 	unsigned long addr;
 	bool live;
 	const char *off_reason;
@@ -67,6 +77,7 @@ struct nw_hook {
 
 #define NW_REQUIRED	(-1)
 #define NW_OPTIONAL	(-2)	/* a refinement: missing only turns it off */
+#define NW_FS		(-3)	/* a filesystem's: missing turns off that fs */
 
 /* which hooks nw_hooks_install()/nw_hooks_remove() act on */
 enum nw_hook_set {
@@ -75,13 +86,20 @@ enum nw_hook_set {
 	NW_HOOKS_ALL,
 };
 
+/* installs, removals, attaching and detaching owners' hooks */
+extern struct mutex nw_hooks_mutex;
 int nw_hooks_resolve(struct nw_hook *hooks, size_t n);
 bool nw_hook_usable(const char *name);
-bool nw_sym_resolved(const char *name);
+unsigned long nw_hook_addr(const char *name);
 int nw_hooks_install(struct nw_hook *hooks, size_t n, enum nw_hook_set set);
 void nw_hooks_remove(struct nw_hook *hooks, size_t n, enum nw_hook_set set);
 void nw_hooks_release(void);
 void nw_hooks_wait_idle(void);
+int nw_owners_init(void);
+void nw_owners_start(void);
+void nw_owners_exit(void);
+size_t nw_owners_show(char *buf, size_t len);
+extern bool nw_unload_pinned;
 
 /*
  * The hooks below the entry points, on demand (demand.c): an entry point
@@ -92,7 +110,6 @@ extern unsigned int nw_hook_idle_ms;
 #define NW_HOOK_IDLE_MS_MAX	3600000	/* an hour */
 int nw_demand_get(void);
 void nw_demand_put(void);
-bool nw_demand_live(void);
 void nw_demand_init(void);
 void nw_demand_exit(void);
 int nw_demand_set_idle(unsigned int ms);

@@ -196,6 +196,40 @@ static inline void nw_addr_limit_restore(nw_addr_limit_t old)
  * After the ftrace callbacks are gone, wait until no task can still be
  * between a callback and the first instruction of a wrapper.
  */
+/*
+ * Unload waits for tasks in the wrappers with nw_sync_trampolines().  On a
+ * preemptible kernel a task can be preempted on a wrapper's first or last
+ * instructions, outside nw_enter()/nw_exit(); only TASKS_RCU waits for
+ * such a task (4.4's ftrace selects none).  Without it, unload is refused.
+ */
+#define NW_UNLOAD_SAFE \
+	(!IS_ENABLED(CONFIG_PREEMPT) || IS_ENABLED(CONFIG_TASKS_RCU))
+
+/* Is a module of this name loaded (not necessarily live yet)? */
+#include <linux/module.h>
+static inline bool nw_module_loaded(const char *name)
+{
+	bool found;
+
+	mutex_lock(&module_mutex);
+	found = find_module(name) != NULL;
+	mutex_unlock(&module_mutex);
+	return found;
+}
+
+/* Is @addr in vmlinux, or in a module that is not on its way out? */
+static inline bool nw_addr_in_live_code(unsigned long addr)
+{
+	struct module *mod;
+	bool live;
+
+	preempt_disable();
+	mod = __module_address(addr);
+	live = !mod || mod->state != MODULE_STATE_GOING;
+	preempt_enable();
+	return live;
+}
+
 static inline void nw_sync_trampolines(void)
 {
 #ifdef CONFIG_TASKS_RCU

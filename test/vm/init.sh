@@ -77,20 +77,30 @@ if [ -f /proc/sys/kernel/hung_task_timeout_secs ] && [ "$NW_BENCH" != 1 ]; then
 	) &
 fi
 
-if [ -f /modules.list ]; then
+load_modules() { # the kernel's own modules the suite needs (filesystems...)
+	[ -f /modules.list ] || return 0
 	for m in $(cat /modules.list); do
 		modprobe "$m" 2>/tmp/modprobe.err ||
 			say "# modprobe $m failed: $(cat /tmp/modprobe.err)"
 	done
-fi
-
-if [ "$NW_MODULE" = 1 ]; then
+}
+load_nowait() {
 	# installed by `make install` (README): modprobe finds it
 	if ! modprobe nowait_aio 2>/tmp/insmod.err; then
 		say "not ok setup.module.load - modprobe nowait_aio after make install: $(cat /tmp/insmod.err)"
 		finish 1
 	fi
 	say "# nowait_aio loaded: $(cat /sys/kernel/nowait_aio/features 2>/dev/null | tr '\n' ' ')"
+}
+# NW_ORDER=module-first: nowait_aio before the filesystem modules, as when
+# it loads at boot (modules-load.d) and a filesystem's module comes later
+if [ "$NW_MODULE" = 1 ] && [ "$NW_ORDER" = module-first ]; then
+	load_nowait
+	load_modules
+	say "# after the filesystem modules: $(grep '^fs ' /sys/kernel/nowait_aio/features | tr '\n' ' ')"
+else
+	load_modules
+	[ "$NW_MODULE" = 1 ] && load_nowait
 fi
 
 # a native kernel: the module must refuse to load, and say why

@@ -71,6 +71,10 @@ mode=stock
 [ $native = 1 ] && mode=native
 [ "$MODULE" = 1 ] && mode=module
 
+# the load order: filesystem modules first (default), or nowait_aio first
+vm_order=${NOWAIT_VM_ORDER:-fs-first}
+case $vm_order in fs-first) ;; module-first) mode=$mode-modfirst ;;
+*) echo "vm-check: NOWAIT_VM_ORDER is fs-first or module-first" >&2; exit 2 ;; esac
 [ "${NOWAIT_BENCH:-0}" = 1 ] && mode=$mode-bench
 [ -n "${NOWAIT_FUZZ:-}" ] && mode=$mode-fuzz
 [ -n "${NOWAIT_STRESS:-}" ] && mode=$mode-stress
@@ -144,43 +148,51 @@ if [ "$MODULE" = 1 ]; then
 		{ cat "$out/install.log" >&2; die "make install into the guest root failed"; }
 	rm -f "$top/tools/nowait-aio-probe"
 fi
-if [ -n "$modsrc" ]; then
-	# Debian builds drivers and filesystems as modules: copy what the suite
-	# needs with its dependencies, and let depmod write modules.dep.
-	want="crc32c_generic virtio_pci virtio_blk ext4 xfs btrfs 9pnet_virtio 9p null_blk loop dm_mod raid0"
-	dst=$root/lib/modules/$release
-	mkdir -p "$dst"
-	for f in modules.order modules.builtin modules.builtin.modinfo; do
-		[ -f "$modsrc/$f" ] && cp "$modsrc/$f" "$dst/"
-	done
-	for m in $want; do
-		pat=$(echo "$m" | sed 's/[-_]/[-_]/g')
-		line=$(grep -E "(^|/)$pat\.ko(\.[a-z]+)?:" "$modsrc/modules.dep" | head -n 1)
-		[ -n "$line" ] || { echo "# debian: module $m not found" >&2; continue; }
-		for p in ${line%%:*} ${line#*:}; do
-			mkdir -p "$dst/$(dirname "$p")"
-			cp -n "$modsrc/$p" "$dst/$p"
-		done
-	done
-	depmod -b "$root" "$release" || die "depmod failed"
-	# loaded at boot; null_blk, loop, dm_mod and raid0 are loaded by the
-	# cases that need them, with their parameters
-	echo "$want" | tr ' ' '\n' | grep -v -x -E 'null_blk|loop|dm_mod|raid0' >"$root/modules.list"
-else
-	# hand-built trees have the drivers built in, but null_blk is a module
-	dst=$root/lib/modules/$release
-	for m in drivers/block/null_blk.ko; do
-		[ -f "$kdir/$m" ] || continue
-		mkdir -p "$dst/kernel/$(dirname "$m")"
-		cp "$kdir/$m" "$dst/kernel/$m"
-	done
-	if [ -d "$dst" ]; then
-		: >"$dst/modules.order"
-		: >"$dst/modules.builtin"
-		: >"$dst/modules.builtin.modinfo"
-		depmod -b "$root" "$release" || die "depmod failed"
+if [ -z "$modsrc" ]; then
+	# A hand-built tree: its modules as `make modules_install` lays them
+	# out (done once per build of the tree, kept in the cache), so that
+	# what it builds as modules (null_blk always; the filesystems on a
+	# distribution-shaped config) is loaded from there as on a user's
+	# machine, dependencies from its modules.dep.
+	modroot=$cache/modroot/$KVER
+	if [ ! -f "$modroot/.done" ] || [ "$kdir/Module.symvers" -nt "$modroot/.done" ]; then
+		rm -rf "$modroot"
+		make -s -C "$kdir" modules_install INSTALL_MOD_PATH="$modroot" \
+			>"$out/modules-install.log" 2>&1 ||
+			{ cat "$out/modules-install.log" >&2; die "modules_install of $kdir failed"; }
+		touch "$modroot/.done"
 	fi
+	modsrc=$modroot/lib/modules/$release
 fi
+# Copy the modules the suite needs with their dependencies, and let depmod
+# write modules.dep.  What the kernel has built in is not looked for.
+want="crc32c_generic virtio_pci virtio_blk ext4 xfs btrfs 9pnet_virtio 9p null_blk loop dm_mod raid0"
+dst=$root/lib/modules/$release
+mkdir -p "$dst"
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	[ -f "$modsrc/$f" ] && cp "$modsrc/$f" "$dst/"
+done
+have=""
+for m in $want; do
+	pat=$(echo "$m" | sed 's/[-_]/[-_]/g')
+	line=$(grep -E "(^|/)$pat\.ko(\.[a-z]+)?:" "$modsrc/modules.dep" | head -n 1)
+	if [ -z "$line" ]; then
+		grep -q -E "(^|/)$pat\.ko$" "$modsrc/modules.builtin" 2>/dev/null ||
+			echo "# module $m: neither built in nor a module of $release" >&2
+		continue
+	fi
+	have="$have $m"
+	for p in ${line%%:*} ${line#*:}; do
+		mkdir -p "$dst/$(dirname "$p")"
+		cp -n "$modsrc/$p" "$dst/$p"
+	done
+done
+: >>"$dst/modules.builtin"
+: >>"$dst/modules.builtin.modinfo"
+depmod -b "$root" "$release" || die "depmod failed"
+# loaded at boot (NW_ORDER: before or after nowait_aio); null_blk, loop,
+# dm_mod and raid0 are loaded by the cases that need them
+echo "$have" | tr ' ' '\n' | grep -v -x -E '|null_blk|loop|dm_mod|raid0' >"$root/modules.list"
 (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initramfs.cpio.gz"
 
 # --- fresh filesystem images, with features old kernels mount ---
@@ -220,7 +232,7 @@ append=${NOWAIT_VM_APPEND:-}
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1 $append"
 nwmod=$MODULE
 [ $refuse = 1 ] && nwmod=refuse
-cmdline="$cmdline NW_MODULE=$nwmod NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all} NW_FUZZ=${NOWAIT_FUZZ:-} NW_STRESS=${NOWAIT_STRESS:-}"
+cmdline="$cmdline NW_MODULE=$nwmod NW_ORDER=$vm_order NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all} NW_FUZZ=${NOWAIT_FUZZ:-} NW_STRESS=${NOWAIT_STRESS:-}"
 qextra=""
 if [ "${NOWAIT_BENCH:-0}" = 1 ]; then
 	# guest time counts instructions; fio comes from the host's root
