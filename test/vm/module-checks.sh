@@ -177,6 +177,18 @@ fsmod_check() { # fs device
 fsmod_check xfs vdb
 fsmod_check btrfs vdc
 
+# A preemptible kernel without TASKS_RCU: unload is refused by design
+# (README: How it works), and the module stays whole after the refusal.
+if grep -q '^unload refused' $k/features; then
+	rmmod nowait_aio 2>/tmp/rmmod.err && modprobe nowait_aio
+	r=$(/nwconf fs.ext4.hole-write fs.ext4.overwrite | grep -c '^ok')
+	grep -q nowait_aio /proc/modules && [ "$r" = 2 ] &&
+		ok unload.refused "rmmod is refused where unload cannot be made safe; NOWAIT still works" ||
+		nok unload.refused "rmmod is refused where unload cannot be made safe; NOWAIT still works" \
+			"refused/2 vs $(cat /tmp/rmmod.err)/$r"
+	exit 0
+fi
+
 # unload and load again N times while direct I/O with and without
 # NOWAIT runs; the kernel log must stay clean (judged by the host)
 n=${NW_UNLOAD_CYCLES:-50}
