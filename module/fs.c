@@ -183,6 +183,28 @@ static bool nw_btrfs_nodatacow(struct file *file)
 }
 
 /*
+ * A NOWAIT write without O_DIRECT is EOPNOTSUPP, but 4.14 answers some of
+ * them first, and nothing is written then: xfs_file_write_iter() returns
+ * 0 for an empty write; blkdev_write_iter() says EPERM on a read-only
+ * device, 0 for an empty write and ENOSPC at or past the device's end.
+ * ext4 and btrfs refuse before anything else.  True: let the filesystem
+ * give its own answer (the kernels here answer alike).
+ */
+static bool nw_buffered_answered_first(struct kiocb *iocb,
+				       struct iov_iter *from,
+				       enum nw_fs_kind fs)
+{
+	struct inode *bd_inode = iocb->ki_filp->f_mapping->host;
+
+	if (fs == NW_FS_XFS)
+		return !iov_iter_count(from);
+	if (fs != NW_FS_BLKDEV)
+		return false;
+	return bdev_read_only(I_BDEV(bd_inode)) || !iov_iter_count(from) ||
+	       iocb->ki_pos >= i_size_read(bd_inode);
+}
+
+/*
  * Where 4.14 (with the later upstream fixes) refuses a NOWAIT direct write
  * before anything is written.  Returns 0 to let the filesystem run, or the
  * errno.  The lock tests take and drop the lock at once: the filesystem
@@ -200,6 +222,8 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 	bool unaligned;
 
 	if (!(iocb->ki_flags & IOCB_DIRECT)) {
+		if (nw_buffered_answered_first(iocb, from, fs))
+			return 0;
 		nw_count(NW_CNT_EOPNOTSUPP);
 		return -EOPNOTSUPP;
 	}

@@ -371,6 +371,40 @@ static void pwritev2_buffered(struct nw_ctx *c)
 	close(fd);
 }
 
+/*
+ * An empty buffered NOWAIT write through io_submit: 4.14's
+ * xfs_file_write_iter() returns 0 for an empty write before its NOWAIT
+ * test, ext4_file_write_iter() and btrfs_file_write_iter() refuse first
+ * (EOPNOTSUPP).  6.1: the same (ext4_buffered_write_iter() refuses first,
+ * XFS and btrfs take async buffered writes and write nothing).  Nothing is
+ * written either way.
+ */
+static void aio_buffered_empty(struct nw_ctx *c)
+{
+	int fd;
+	void *b = nw_buf(NW_BS, 0x66);
+	struct nw_snap s;
+	struct nw_aio_res r;
+	long want = c->fs == NW_EXT4 ? -EOPNOTSUPP : 0;
+
+	if (c->fs == NW_BTRFS && nw_kver_ge(c, KV(6, 1, 0)))
+		want = 0;	/* "btrfs: add support for async buffered writes" */
+	else if (c->fs == NW_BTRFS)
+		want = -EOPNOTSUPP;
+	fd = nw_make_file(c, F, 65536, 65536, c->fs == NW_BTRFS ? -0x11 : 0x11);
+	if (fd < 0)
+		return;
+	close(fd);
+	fd = nw_open(c, F, O_RDWR);
+	if (fd < 0 || !nw_snap_take(c, F, &s))
+		return;
+	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, 0, 0, RWF_NOWAIT);
+	nw_expect_res(c, "io_submit", 1, r.submit) &&
+	nw_expect_res(c, "event res", want, r.res) &&
+	nw_expect_unchanged(c, F, &s);
+	close(fd);
+}
+
 /* No FMODE_NOWAIT (tmpfs, 9p): EOPNOTSUPP at submission, on both paths */
 static void unsupported_fs(struct nw_ctx *c, const char *dir, const char *name)
 {
@@ -520,6 +554,9 @@ const struct nw_case nw_interface_cases[] = {
 	  "pwritev2 RWF_NOWAIT|RWF_DSYNC completes", 0, pwritev2_dsync },
 	{ "interface.pwritev2.unknown-flag",
 	  "an unknown pwritev2 flag: EOPNOTSUPP (guard: all kernels)", 0, pwritev2_unknown },
+	{ "interface.aio.buffered-empty-%s",
+	  "an empty buffered NOWAIT write: XFS 0 (its empty-write answer comes first), ext4/btrfs EOPNOTSUPP; nothing written",
+	  FS_ALL, aio_buffered_empty },
 	{ "interface.pwritev2.buffered-%s",
 	  "buffered pwritev2 with RWF_NOWAIT gets upstream's errno", FS_ALL,
 	  pwritev2_buffered },
