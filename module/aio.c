@@ -299,6 +299,8 @@ static long nw_submit_flagged(aio_context_t ctx_id,
 	if (ret)
 		return ret;
 	ret = nw_check_iocb(copy, uptr);
+	if (ret == -EINVAL)
+		nw_count(NW_CNT_EINVAL);
 	if (ret)
 		return ret;
 

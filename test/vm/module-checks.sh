@@ -79,6 +79,13 @@ a=$(cat $k/accepted); e=$(cat $k/eagain_alloc)
 	ok counters.move "accepted and eagain_alloc count a refused hole write" ||
 	nok counters.move "accepted and eagain_alloc count a refused hole write" "more vs same"
 
+# refused_einval counts a flagged iocb refused as invalid (aio_reserved2)
+v=$(cat $k/refused_einval)
+/nwconf interface.aio.reserved2 >/dev/null
+[ "$(cat $k/refused_einval)" -gt "$v" ] &&
+	ok counters.einval "refused_einval counts a flagged iocb with aio_reserved2 set" ||
+	nok counters.einval "refused_einval counts a flagged iocb with aio_reserved2 set" "more vs $v"
+
 # each switch turns its check off: a hole write then blocks-and-writes
 echo 0 > $k/alloc
 r=$(/nwconf fs.ext4.hole-write | grep -c '^not ok')
