@@ -92,7 +92,11 @@ done
 # the short forms of `make fuzz` and `make stress` (README: Testing)
 if [ -f "$kernels/4.12.0/arch/x86/boot/bzImage" ] &&
    [ -f "$kernels/4.14.67/arch/x86/boot/bzImage" ]; then
-	stage fuzz-4.12.0-vs-4.14.67 "$top/test/fuzz/run.sh" 4.12.0 4.14.67 1 200
+	# a new seed for every commit, the same one for a rerun of it
+	seed=$(git -C "$top" rev-parse HEAD 2>/dev/null | cut -c1-7)
+	seed=$((16#${seed:-1}))
+	echo "# fuzz seed $seed (from the commit; replay: make fuzz SEED=$seed OPS=200)"
+	stage fuzz-4.12.0-vs-4.14.67 "$top/test/fuzz/run.sh" 4.12.0 4.14.67 "$seed" 200
 else
 	skip_stage fuzz "needs 4.12.0 and 4.14.67 in $kernels"
 fi

@@ -27,8 +27,10 @@ if [ ! -f "$a" ] || [ ! -f "$b" ]; then
 	echo "fuzz: 0 ops, 1 divergences, 0 explained"
 	exit 1
 fi
-bash "$top/test/fuzz/compare.sh" "$a" "$b" | tee "$out/fuzz-$KVER-vs-$REF.txt" |
-	grep -v '^explained '
+# every unexplained line names what replays it
+bash "$top/test/fuzz/compare.sh" "$a" "$b" |
+	sed "s/^UNEXPLAINED \(op\|epoch\) \([0-9]*\)/UNEXPLAINED (replay: make fuzz KVER=$KVER REF=$REF SEED=$SEED OPS=$OPS) \1 \2/" |
+	tee "$out/fuzz-$KVER-vs-$REF.txt" | grep -v '^explained '
 last=$(tail -n 1 "$out/fuzz-$KVER-vs-$REF.txt")
 set -- $(echo "$last" | tr -dc '0-9 ')
 [ "${2:-1}" = "${3:-0}" ] || rc=1
