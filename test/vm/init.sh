@@ -64,7 +64,19 @@ hang_dump() {
 		/sys/block/vd*/queue/scheduler /sys/kernel/nowait_aio/*; do
 		[ -f "$f" ] && say "# hang: $f: $(tr '\n' ' ' < "$f")"
 	done
-	sleep 2
+	# the host reads QEMU's view of the virtqueues now (run.sh, QMP)
+	say "# hang: ask-host"
+	sleep 5
+	# a fresh request to each disk: if the stuck ones complete with it,
+	# their completions were there and only the notification was lost
+	for d in /dev/vd?; do
+		dd if=$d of=/dev/null bs=4096 count=1 skip=$((RANDOM % 1000)) iflag=direct 2>/dev/null &
+	done
+	sleep 5
+	for f in /sys/block/vd*/inflight; do
+		say "# hang: after a fresh read: $f: $(tr '\n' ' ' < "$f")"
+	done
+	sleep 1
 	echo c > /proc/sysrq-trigger
 }
 if [ -f /proc/sys/kernel/hung_task_timeout_secs ] && [ "$NW_BENCH" != 1 ]; then

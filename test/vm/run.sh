@@ -246,8 +246,22 @@ timeout --foreground "$vm_timeout" qemu-system-x86_64 -accel tcg -m 1024 -smp "$
 	-drive file="$out/xfs.img",format=raw,if=virtio \
 	-drive file="$out/btrfs.img",format=raw,if=virtio \
 	-virtfs local,path="$out/9p",mount_tag=host9p,security_model=none,id=host9p $qextra \
+	-qmp unix:"$out/qmp.sock",server=on,wait=off \
 	</dev/null >"$out/qemu.log" 2>&1 &
 qpid=$!
+# When the guest reports a hung task (init.sh's hang_dump), save QEMU's
+# view of every virtqueue: whether the device still holds the stuck
+# requests or completed them without the guest seeing it.
+(
+	while kill -0 $qpid 2>/dev/null; do
+		if grep -q '^# hang: ask-host' "$out/results.log" 2>/dev/null; then
+			python3 "$top/test/vm/qmp-virtio.py" "$out/qmp.sock" \
+				>"$out/virtio-queues.txt" 2>&1
+			break
+		fi
+		sleep 1
+	done
+) &
 tail -n +1 -f "$out/results.log" --pid=$qpid | grep -v -E '^(nwsuite-done|[0-9]+ passed, )' &
 tpid=$!
 wait $qpid
