@@ -103,6 +103,11 @@ load_nowait() {
 		finish 1
 	fi
 	say "# nowait_aio loaded: $(cat /sys/kernel/nowait_aio/features 2>/dev/null | tr '\n' ' ')"
+	# NW_SWITCHES=name=value[,name=value...]: knobs set after the load
+	for kv in $(echo "$NW_SWITCHES" | tr ',' ' '); do
+		echo "${kv#*=}" > "/sys/kernel/nowait_aio/${kv%%=*}" &&
+			say "# switch ${kv%%=*}=${kv#*=}"
+	done
 }
 # NW_ORDER=module-first: nowait_aio before the filesystem modules, as when
 # it loads at boot (modules-load.d) and a filesystem's module comes later

@@ -232,7 +232,7 @@ append=${NOWAIT_VM_APPEND:-}
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1 $append"
 nwmod=$MODULE
 [ $refuse = 1 ] && nwmod=refuse
-cmdline="$cmdline NW_MODULE=$nwmod NW_ORDER=$vm_order NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all} NW_FUZZ=${NOWAIT_FUZZ:-} NW_STRESS=${NOWAIT_STRESS:-}"
+cmdline="$cmdline NW_MODULE=$nwmod NW_ORDER=$vm_order NW_SWITCHES=${NOWAIT_VM_SWITCHES:-} NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all} NW_FUZZ=${NOWAIT_FUZZ:-} NW_STRESS=${NOWAIT_STRESS:-}"
 qextra=""
 if [ "${NOWAIT_BENCH:-0}" = 1 ]; then
 	# guest time counts instructions; fio comes from the host's root
