@@ -1,17 +1,40 @@
 # nowait-aio: no-wait AIO (RWF_NOWAIT) for kernels before 4.13.
 #
 #   make module [KDIR=<built kernel tree>]   build module/nowait_aio.ko
-#   make tools                               build tools/nowait-aio-probe
+#   make tools                               build tools/nowait-aio-{probe,stat}
 #   make lib                                 build lib/libnowait.{a,so}
 #   sudo make install                        install module (runs depmod),
-#                                            header and probe tool
+#                                            library, headers, tools, man pages
+#   make install-userspace                   all of that but the module (no
+#                                            kernel tree needed)
+#   make install-dkms-src                    the module's source as DKMS
+#                                            takes it, in /usr/src/nowait-aio-<version>
+#   make deb                                 Debian packages into build/deb/
+#   make deb-check                           build, install and purge them in
+#                                            a Debian 12 chroot (root)
+#   make man-check                           render the man pages, warnings fail
 #   make check                               all tests (see README)
 #   make vm-check KVER=<version> [MODULE=1] [CASES=<globs>]
 #   make unit                                host-side unit tests
 KDIR ?= /lib/modules/$(shell uname -r)/build
 KREL := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null || uname -r)
+NW_VERSION := $(shell cat $(CURDIR)/VERSION)
 PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DKMS_SRCDIR ?= /usr/src/nowait-aio-$(NW_VERSION)
 DESTDIR ?=
+DEB_OUT ?= build/deb
+CFLAGS ?= -O2
+TOOLS := tools/nowait-aio-probe tools/nowait-aio-stat
+MANPAGES := man/nowait-aio-probe.8 man/nowait-aio-stat.8 man/nowait_aio.4 man/libnowait.3
+# what DKMS builds from: Kbuild at the top, the module, the uapi header
+DKMS_FILES := dkms.conf Kbuild VERSION include/nowait_aio.h module/Kbuild \
+	$(filter-out %.mod.c,$(wildcard module/*.c)) $(wildcard module/*.h) \
+	$(wildcard module/compat/*.h)
 KVER ?= debian
 MODULE ?= 0
 CASES ?=
@@ -26,21 +49,52 @@ NATIVE := $(shell echo $(KREL) | awk -F. '{ print ($$1 > 4 || ($$1 == 4 && $$2 +
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: tools/nowait-aio-probe
+# none of lib, tools, install-userspace and install-dkms-src needs a kernel tree
+tools: $(TOOLS)
 
 lib:
 	$(MAKE) -C lib
 
-tools/nowait-aio-probe: tools/nowait-aio-probe.c include/nowait_aio.h
-	$(CC) -O2 -Wall -Wextra -Werror -Iinclude $(TOOLS_LDFLAGS) -o $@ $<
+# CPPFLAGS, CFLAGS and LDFLAGS as the caller gives them (dpkg-buildflags);
+# TOOLS_LDFLAGS=-static for the VM's initramfs
+tools/%: tools/%.c include/nowait_aio.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -Wextra -Werror -Iinclude $(LDFLAGS) $(TOOLS_LDFLAGS) -o $@ $<
 
-install: tools lib
-	install -D -m 0644 include/nowait_aio.h $(DESTDIR)$(PREFIX)/include/nowait_aio.h
-	install -D -m 0644 include/libnowait.h $(DESTDIR)$(PREFIX)/include/libnowait.h
-	install -D -m 0644 lib/libnowait.a $(DESTDIR)$(PREFIX)/lib/libnowait.a
-	install -D -m 0755 lib/libnowait.so $(DESTDIR)$(PREFIX)/lib/libnowait.so.0
-	ln -sf libnowait.so.0 $(DESTDIR)$(PREFIX)/lib/libnowait.so
-	install -D -m 0755 tools/nowait-aio-probe $(DESTDIR)$(PREFIX)/sbin/nowait-aio-probe
+lib/nowait.pc: lib/nowait.pc.in VERSION
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(NW_VERSION)|' $< >$@
+
+install-headers:
+	install -D -m 0644 include/nowait_aio.h $(DESTDIR)$(INCLUDEDIR)/nowait_aio.h
+	install -D -m 0644 include/libnowait.h $(DESTDIR)$(INCLUDEDIR)/libnowait.h
+
+install-lib: lib
+	rm -f lib/nowait.pc
+	$(MAKE) lib/nowait.pc
+	install -D -m 0644 lib/libnowait.a $(DESTDIR)$(LIBDIR)/libnowait.a
+	install -D -m 0755 lib/libnowait.so $(DESTDIR)$(LIBDIR)/libnowait.so.0
+	ln -sf libnowait.so.0 $(DESTDIR)$(LIBDIR)/libnowait.so
+	install -D -m 0644 lib/nowait.pc $(DESTDIR)$(PKGCONFIGDIR)/nowait.pc
+
+install-tools: tools
+	install -D -m 0755 tools/nowait-aio-probe $(DESTDIR)$(SBINDIR)/nowait-aio-probe
+	install -D -m 0755 tools/nowait-aio-stat $(DESTDIR)$(SBINDIR)/nowait-aio-stat
+
+install-man:
+	for m in $(MANPAGES); do \
+		install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m#man/} || exit 1; \
+	done
+
+install-userspace: install-headers install-lib install-tools install-man
+
+# the module's source where DKMS looks for it: then
+# `dkms install -m nowait-aio -v $(NW_VERSION)` (DKMS 2.2 and later)
+install-dkms-src:
+	for f in $(DKMS_FILES); do \
+		install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRCDIR)/$$f || exit 1; \
+	done
+
+install: install-userspace
 ifeq ($(NATIVE),1)
 	@echo "nowait-aio: kernel $(KREL) has native RWF_NOWAIT (4.13+); the module is not needed and was not installed."
 else
@@ -67,6 +121,35 @@ vm-check:
 unit:
 	@bash test/unit/run.sh
 
+man-check:
+	@rc=0; for m in $(MANPAGES); do \
+		w=$$(LC_ALL=C.UTF-8 groff -man -ww -z $$m 2>&1; LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l $$m 2>&1 >/dev/null); \
+		if [ -n "$$w" ]; then echo "not ok man $$m: $$w"; rc=1; else echo "ok man $$m"; fi; \
+	done; exit $$rc
+
+# Debian packages (debian/), built in a copy of the tree (the tracked and
+# the new files, not the build output), results in $(DEB_OUT)/
+deb:
+	rm -rf $(DEB_OUT)
+	mkdir -p $(DEB_OUT)/nowait-aio-$(NW_VERSION)
+	if git -C $(CURDIR) rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git -C $(CURDIR) ls-files -c -o --exclude-standard | \
+			while IFS= read -r f; do [ -f "$$f" ] && printf '%s\n' "$$f"; done | \
+			tar -C $(CURDIR) -T - -cf - ; \
+	else \
+		tar -C $(CURDIR) --exclude=./build --exclude=./test/vm/out -cf - . ; \
+	fi | tar -C $(DEB_OUT)/nowait-aio-$(NW_VERSION) -xf -
+	cd $(DEB_OUT)/nowait-aio-$(NW_VERSION) && dpkg-buildpackage -us -uc -b
+	@ls -1 $(DEB_OUT)/*.deb $(DEB_OUT)/*.changes
+
+# install the packages in a fresh Debian 12 chroot (root; test/deb)
+deb-check:
+	@bash test/deb/deb-check.sh
+
+clean-pkg:
+	$(MAKE) -C lib clean
+	rm -f $(TOOLS) lib/nowait.pc
+
 # event-loop stall, refusal cost, fio in one boot (test/bench); REF=<native kver> on the command line adds its run, compare.sh and *_vs_native
 bench:
 	@ref='$(if $(filter command line environment environment override,$(origin REF)),$(REF))'; \
@@ -87,8 +170,10 @@ conformance:
 clean:
 	$(MAKE) -C test/conformance clean
 	$(MAKE) -C lib clean
-	rm -rf test/vm/out tools/nowait-aio-probe
+	rm -rf test/vm/out test/deb/out build $(TOOLS) lib/nowait.pc
 	rm -f module/*.o module/*.ko module/*.mod* module/.*.cmd module/modules.order
 	rm -f Module.symvers modules.order .*.cmd
 
-.PHONY: module tools lib install check vm-check unit bench conformance clean fuzz stress
+.PHONY: module tools lib install check vm-check unit bench conformance clean fuzz stress \
+	install-headers install-lib install-tools install-man install-userspace \
+	install-dkms-src man-check deb deb-check clean-pkg

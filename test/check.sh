@@ -50,6 +50,22 @@ stress_stage() {
 }
 
 stage unit "$top/test/unit/run.sh"
+# the man pages render without a groff or man warning
+man_stage() {
+	local out rc
+	out=$(make -s -C "$top" man-check 2>&1)
+	rc=$?
+	echo "$out"
+	echo "$(echo "$out" | grep -c '^ok ') passed, $(echo "$out" | grep -c '^not ok ') failed, 0 skipped"
+	return $rc
+}
+stage man man_stage
+# the Debian packages: built, lintian, installed and purged in a chroot
+if [ "$(id -u)" = 0 ]; then
+	stage deb "$top/test/deb/deb-check.sh"
+else
+	skip_stage deb "make deb-check needs root (debootstrap, chroot)"
+fi
 stage debian-6.1 "$top/test/vm/run.sh" debian 0
 
 found=""

@@ -142,11 +142,11 @@ done
 if [ "$MODULE" = 1 ]; then
 	# the README's install path: make install into the guest's root, so
 	# that the guest loads the module with modprobe
-	rm -f "$top/tools/nowait-aio-probe"
+	rm -f "$top/tools/nowait-aio-probe" "$top/tools/nowait-aio-stat"
 	make -s -C "$top" install KDIR="$kdir" DESTDIR="$root" PREFIX=/usr \
 		TOOLS_LDFLAGS=-static >"$out/install.log" 2>&1 ||
 		{ cat "$out/install.log" >&2; die "make install into the guest root failed"; }
-	rm -f "$top/tools/nowait-aio-probe"
+	rm -f "$top/tools/nowait-aio-probe" "$top/tools/nowait-aio-stat"
 fi
 if [ -z "$modsrc" ]; then
 	# A hand-built tree: its modules as `make modules_install` lays them
@@ -232,7 +232,7 @@ append=${NOWAIT_VM_APPEND:-}
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1 $append"
 nwmod=$MODULE
 [ $refuse = 1 ] && nwmod=refuse
-cmdline="$cmdline NW_MODULE=$nwmod NW_ORDER=$vm_order NW_SWITCHES=${NOWAIT_VM_SWITCHES:-} NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all} NW_FUZZ=${NOWAIT_FUZZ:-} NW_STRESS=${NOWAIT_STRESS:-}"
+cmdline="$cmdline NW_MODULE=$nwmod NW_ORDER=$vm_order NW_SWITCHES=${NOWAIT_VM_SWITCHES:-} NW_UNLOAD_CYCLES=${NOWAIT_UNLOAD_CYCLES:-50} NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all} NW_FUZZ=${NOWAIT_FUZZ:-} NW_STRESS=${NOWAIT_STRESS:-}"
 qextra=""
 if [ "${NOWAIT_BENCH:-0}" = 1 ]; then
 	# guest time counts instructions; fio comes from the host's root
