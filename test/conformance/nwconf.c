@@ -248,6 +248,7 @@ static int run_one(const struct nw_env *env, const struct nw_case *k,
 	struct nw_ctx c;
 	struct result r;
 	char dir[PATH_MAX];
+	const char *base;
 	int pfd[2], status;
 	pid_t pid;
 	ssize_t n;
@@ -270,12 +271,14 @@ static int run_one(const struct nw_env *env, const struct nw_case *k,
 			(*ns)++;
 			return 0;
 		}
-		snprintf(dir, sizeof(dir), "%s/nwconf", env->mnt[fs]);
+		base = env->mnt[fs];
 	} else if (env->mnt[NW_EXT4]) {
-		snprintf(dir, sizeof(dir), "%s/nwconf", env->mnt[NW_EXT4]);
+		base = env->mnt[NW_EXT4];
 	} else {
-		snprintf(dir, sizeof(dir), "%s/nwconf", env->scratch);
+		base = env->scratch;
 	}
+	/* NW_SUBDIR: a directory of its own, for runs side by side */
+	snprintf(dir, sizeof(dir), "%s/nwconf%s", base, envdef("NW_SUBDIR", ""));
 	mkdir(dir, 0755);
 	c.dir = dir;
 

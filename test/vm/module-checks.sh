@@ -199,8 +199,17 @@ fi
 # unload and load again N times while direct I/O with and without
 # NOWAIT runs; the kernel log must stay clean (judged by the host)
 n=${NW_UNLOAD_CYCLES:-50}
-( while [ ! -f /tmp/stop-io ]; do /nwconf interface.aio fs.ext4.overwrite fs.xfs.overwrite fs.ext4.hole-dsync fs.xfs.hole-dsync read.ext4.buffered-cached >/dev/null 2>&1; done ) &
-iopid=$!
+# one I/O loop per CPU, each in a directory of its own
+iopids=""
+for c in $(seq $(nproc)); do
+	(
+		mkdir -p /tmp/io$c && cd /tmp/io$c &&
+		while [ ! -f /tmp/stop-io ]; do
+			NW_SUBDIR=io$c /nwconf interface.aio fs.ext4.overwrite fs.xfs.overwrite fs.ext4.hole-dsync fs.xfs.hole-dsync read.ext4.buffered-cached >/dev/null 2>&1
+		done
+	) &
+	iopids="$iopids $!"
+done
 cycles=0
 for i in $(seq $n); do
 	rmmod nowait_aio 2>/tmp/rmmod.err || break
@@ -208,6 +217,6 @@ for i in $(seq $n); do
 	cycles=$i
 done
 touch /tmp/stop-io
-wait $iopid
+wait $iopids
 [ "$cycles" = "$n" ] && ok unload.under-io "$n unload/load cycles while direct I/O runs" ||
 	nok unload.under-io "$n unload/load cycles while direct I/O runs" "$n vs $cycles ($(cat /tmp/rmmod.err /tmp/insmod.err))"
