@@ -64,6 +64,11 @@ hang_dump() {
 		/sys/block/vd*/queue/scheduler /sys/kernel/nowait_aio/*; do
 		[ -f "$f" ] && say "# hang: $f: $(tr '\n' ' ' < "$f")"
 	done
+	# did blk-mq time requests out (4.12 drops a completion that races
+	# with its timeout handler)?  The kprobe is set up at boot, below.
+	tr=/sys/kernel/debug/tracing
+	[ -f $tr/trace ] &&
+		say "# hang: blk_mq_rq_timed_out calls: $(grep -c nwtimeout $tr/trace)"
 	# the host reads QEMU's view of the virtqueues now (run.sh, QMP)
 	say "# hang: ask-host"
 	sleep 5
@@ -80,6 +85,11 @@ hang_dump() {
 	echo c > /proc/sysrq-trigger
 }
 if [ -f /proc/sys/kernel/hung_task_timeout_secs ] && [ "$NW_BENCH" != 1 ]; then
+	# count blk-mq request timeouts for the dump (where kprobes exist)
+	tr=/sys/kernel/debug/tracing
+	if echo 'p:nwtimeout blk_mq_rq_timed_out' >> $tr/kprobe_events 2>/dev/null; then
+		echo 1 > $tr/events/kprobes/nwtimeout/enable 2>/dev/null
+	fi
 	(
 		while sleep 5; do
 			dmesg | grep -q 'blocked for more than' || continue
