@@ -105,6 +105,14 @@ for k in $known $(ls "$kernels" 2>/dev/null); do
 	fi
 done
 
+# the module DKMS built from the Debian package (deb stage) on 4.12.0
+if [ -f "$top/test/deb/out/nowait_aio.ko" ] && [ -f "$kernels/4.12.0/arch/x86/boot/bzImage" ]; then
+	NOWAIT_MODULE_KO=$top/test/deb/out/nowait_aio.ko \
+		stage 4.12.0-dkms-module "$top/test/vm/run.sh" 4.12.0 1
+else
+	skip_stage 4.12.0-dkms-module "needs the deb stage's DKMS build and 4.12.0 in $kernels"
+fi
+
 # the short forms of `make fuzz` and `make stress` (README: Testing)
 if [ -f "$kernels/4.12.0/arch/x86/boot/bzImage" ] &&
    [ -f "$kernels/4.14.67/arch/x86/boot/bzImage" ]; then

@@ -79,6 +79,31 @@ a=$(cat $k/accepted); e=$(cat $k/eagain_alloc)
 	ok counters.move "accepted and eagain_alloc count a refused hole write" ||
 	nok counters.move "accepted and eagain_alloc count a refused hole write" "more vs same"
 
+# nowait-aio-stat (installed by make install) shows the counters a case
+# just moved: once (-1), as JSON, and as rates over one interval
+/nwconf fs.ext4.hole-write >/dev/null
+a=$(cat $k/accepted); e=$(cat $k/eagain_alloc)
+once=$(/usr/sbin/nowait-aio-stat -1 2>&1 | tail -n 1)
+json=$(/usr/sbin/nowait-aio-stat --json 2>&1)
+rm -f /tmp/stat-stop
+( while [ ! -f /tmp/stat-stop ]; do /nwconf fs.ext4.hole-write >/dev/null; done ) &
+rates=$(/usr/sbin/nowait-aio-stat -i 1 2 2>&1 | tail -n 1)
+touch /tmp/stat-stop
+wait
+set -- $once
+o_acc=$3 o_alloc=$7
+set -- $rates
+r_acc=$3 r_alloc=$7
+if [ "$o_acc" = "$a" ] && [ "$o_alloc" = "$e" ] &&
+   echo "$json" | grep -q "\"accepted\": $a," &&
+   echo "$json" | grep -q "\"eagain_alloc\": $e," &&
+   [ "${r_acc:-0}" -gt 0 ] && [ "${r_alloc:-0}" -gt 0 ]; then
+	ok stat.tool "nowait-aio-stat shows the counters a case moved (-1, --json, rates)"
+else
+	nok stat.tool "nowait-aio-stat shows the counters a case moved (-1, --json, rates)" \
+		"accepted $a eagain_alloc $e vs [$once] [$(echo "$json" | head -c 300)] [$rates]"
+fi
+
 # refused_einval counts a flagged iocb refused as invalid (aio_reserved2)
 v=$(cat $k/refused_einval)
 /nwconf interface.aio.reserved2 >/dev/null

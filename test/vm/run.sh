@@ -147,6 +147,16 @@ if [ "$MODULE" = 1 ]; then
 		TOOLS_LDFLAGS=-static >"$out/install.log" 2>&1 ||
 		{ cat "$out/install.log" >&2; die "make install into the guest root failed"; }
 	rm -f "$top/tools/nowait-aio-probe" "$top/tools/nowait-aio-stat"
+	# NOWAIT_MODULE_KO: load this .ko instead (the one DKMS built from the
+	# Debian package, test/deb), so that the packaged build is tested
+	if [ -n "${NOWAIT_MODULE_KO:-}" ]; then
+		[ -f "$NOWAIT_MODULE_KO" ] || die "no module at $NOWAIT_MODULE_KO"
+		ko=$(find "$root/lib/modules" -name nowait_aio.ko | head -n 1)
+		[ -n "$ko" ] || die "make install left no nowait_aio.ko in the guest root"
+		cp "$NOWAIT_MODULE_KO" "$ko"
+		cp "$NOWAIT_MODULE_KO" "$root/nowait_aio.ko"
+		echo "# module: $NOWAIT_MODULE_KO (vermagic $(modinfo -F vermagic "$ko"))"
+	fi
 fi
 if [ -z "$modsrc" ]; then
 	# A hand-built tree: its modules as `make modules_install` lays them
