@@ -5,18 +5,8 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-np=0 nf=0
-t() { # name, command...
-	local name=$1
-	shift
-	if "$@" >"$tmp/out" 2>&1; then
-		echo "ok unit.$name"
-		np=$((np + 1))
-	else
-		echo "not ok unit.$name: $(head -c 300 "$tmp/out" | tr '\n' ' ')"
-		nf=$((nf + 1))
-	fi
-}
+t_prefix=unit.
+. "$top/test/unit/t.sh"
 
 make -s -C "$top/test/conformance" nwconf >"$tmp/build" 2>&1
 t conformance-builds test -x "$top/test/conformance/nwconf"

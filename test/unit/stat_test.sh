@@ -10,18 +10,8 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-np=0 nf=0
-t() { # name, command...
-	local name=$1
-	shift
-	if "$@" >"$tmp/out" 2>&1; then
-		echo "ok unit.stat.$name"
-		np=$((np + 1))
-	else
-		echo "not ok unit.stat.$name: $(head -c 400 "$tmp/out" | tr '\n' ' ')"
-		nf=$((nf + 1))
-	fi
-}
+t_prefix=unit.stat.
+. "$top/test/unit/t.sh"
 
 stat_bin=${NOWAIT_AIO_STAT:-$tmp/nowait-aio-stat}
 build() {
