@@ -193,31 +193,36 @@ static int absent(int was_running)
 	return EXIT_ABSENT;
 }
 
-/* 0, or the exit status to leave with (the message is printed) */
-static int take_sample(struct sample *s, int was_running)
+/* Read @n files into @v: 0, or the exit status to leave with. */
+static int read_files(const char *const *names, int n, unsigned long *v,
+		      int was_running)
 {
 	int i, err;
 
+	for (i = 0; i < n; i++) {
+		err = read_ulong(names[i], &v[i]);
+		if (err && !module_present())
+			return absent(was_running);
+		if (err) {
+			fail_read(names[i], err);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* 0, or the exit status to leave with (the message is printed) */
+static int take_sample(struct sample *s, int was_running)
+{
+	int err;
+
 	if (!module_present())
 		return absent(was_running);
-	for (i = 0; i < NR_COUNTERS; i++) {
-		err = read_ulong(counter_file[i], &s->cnt[i]);
-		if (err && !module_present())
-			return absent(was_running);
-		if (err) {
-			fail_read(counter_file[i], err);
-			return EXIT_USAGE;
-		}
-	}
-	for (i = 0; i < NR_SWITCHES; i++) {
-		err = read_ulong(switch_file[i], &s->sw[i]);
-		if (err && !module_present())
-			return absent(was_running);
-		if (err) {
-			fail_read(switch_file[i], err);
-			return EXIT_USAGE;
-		}
-	}
+	err = read_files(counter_file, NR_COUNTERS, s->cnt, was_running);
+	if (!err)
+		err = read_files(switch_file, NR_SWITCHES, s->sw, was_running);
+	if (err)
+		return err;
 	err = read_file("features", s->features, sizeof(s->features));
 	if (err && !module_present())
 		return absent(was_running);
