@@ -118,6 +118,10 @@ stress:
 vm-check:
 	@bash test/vm/run.sh $(KVER) $(MODULE) '$(CASES)'
 
+# plain I/O with a stall watcher, RUNS times (test/iosoak, test/vm/soak.sh)
+iosoak:
+	@NOWAIT_IOSOAK=$(SECS) bash test/vm/soak.sh $(KVER) $(MODULE) $(or $(RUNS),10)
+
 unit:
 	@bash test/unit/run.sh
 
@@ -174,6 +178,6 @@ clean:
 	rm -f module/*.o module/*.ko module/*.mod* module/.*.cmd module/modules.order
 	rm -f Module.symvers modules.order .*.cmd
 
-.PHONY: module tools lib install check vm-check unit bench conformance clean fuzz stress \
+.PHONY: module tools lib install check vm-check unit bench conformance clean fuzz stress iosoak \
 	install-headers install-lib install-tools install-man install-userspace \
 	install-dkms-src man-check deb deb-check clean-pkg

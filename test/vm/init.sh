@@ -54,31 +54,47 @@ echo 60 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 echo 0 > /proc/sys/kernel/hung_task_panic 2>/dev/null
 hang_dump() {
 	say "# hang: $(dmesg | grep -m 1 'blocked for more than')"
+	[ -f /tmp/stall ] && say "# hang: stall: $(cat /tmp/stall)"
 	echo w > /proc/sysrq-trigger
-	for f in $(find /sys/kernel/debug/block -type f 2>/dev/null); do
-		case $f in *poll_stat|*_bitmap) continue ;; esac
-		v=$(head -c 2000 "$f" 2>/dev/null | tr '\n' '|')
-		[ -n "$v" ] && say "# hang: ${f#/sys/kernel/debug/block/}: $v"
+	for f in /sys/block/vd*/inflight /sys/block/vd*/stat; do
+		say "# hang: $f: $(tr '\n' ' ' < "$f")"
 	done
-	for f in /sys/block/vd*/inflight /sys/block/vd*/queue/nr_requests \
-		/sys/block/vd*/queue/scheduler /sys/kernel/nowait_aio/*; do
-		[ -f "$f" ] && say "# hang: $f: $(tr '\n' ' ' < "$f")"
-	done
-	# did blk-mq time requests out (4.12 drops a completion that races
-	# with its timeout handler)?  The kprobe is set up at boot, below.
+	# did blk-mq time requests out?  The kprobe is set up at boot, below.
 	tr=/sys/kernel/debug/tracing
 	[ -f $tr/trace ] &&
 		say "# hang: blk_mq_rq_timed_out calls: $(grep -c nwtimeout $tr/trace)"
-	# the host reads QEMU's view of the virtqueues now (run.sh, QMP)
+	# the I/O soak traced every request (test/iosoak/guest.sh): those
+	# started and not done, each with its last events
+	if [ -d $tr/events/nwrq ]; then
+		echo 0 > $tr/tracing_on
+		awk -f /rqlife.awk $tr/trace | head -n 40 | while read -r l; do
+			say "# hang: rq $l"
+		done
+	fi
+	# the host reads QEMU's view of the virtqueues now (run.sh, QMP),
+	# before anything else is asked of the disks
 	say "# hang: ask-host"
 	sleep 5
+	# blk-mq's debugfs state and the queue attributes, in the background:
+	# some of them take the queue's sysfs_lock, which a task changing
+	# nr_requests holds while it waits for the stuck requests
+	(
+		for f in $(find /sys/kernel/debug/block -type f 2>/dev/null) \
+			/sys/block/vd*/queue/nr_requests /sys/block/vd*/queue/scheduler \
+			/sys/kernel/nowait_aio/*; do
+			case $f in *poll_stat|*_bitmap) continue ;; esac
+			v=$(head -c 2000 "$f" 2>/dev/null | tr '\n' '|')
+			[ -n "$v" ] && say "# hang: ${f#/sys/kernel/debug/block/}: $v"
+		done
+	) &
+	sleep 10
 	# a fresh request to each disk: if the stuck ones complete with it,
 	# their completions were there and only the notification was lost
 	for d in /dev/vd?; do
 		dd if=$d of=/dev/null bs=4096 count=1 skip=$((RANDOM % 1000)) iflag=direct 2>/dev/null &
 	done
 	sleep 5
-	for f in /sys/block/vd*/inflight; do
+	for f in /sys/block/vd*/inflight /sys/block/vd*/stat; do
 		say "# hang: after a fresh read: $f: $(tr '\n' ' ' < "$f")"
 	done
 	sleep 1
@@ -92,7 +108,7 @@ if [ -f /proc/sys/kernel/hung_task_timeout_secs ] && [ "$NW_BENCH" != 1 ]; then
 	fi
 	(
 		while sleep 5; do
-			dmesg | grep -q 'blocked for more than' || continue
+			dmesg | grep -q 'blocked for more than' || [ -f /tmp/stall ] || continue
 			hang_dump
 			break
 		done
@@ -174,6 +190,10 @@ if [ -n "$NW_FUZZ" ]; then
 		say "not ok fuzz.run - the fuzzer runs to the end: done vs stopped after $n ops ($(tail -n 1 /mnt/9p/fuzz.log))"
 	fi
 	finish 0
+fi
+if [ -n "$NW_IOSOAK" ]; then
+	sh /iosoak.sh "$NW_IOSOAK" > $res 2>&1
+	finish $?
 fi
 if [ -n "$NW_STRESS" ]; then
 	sh /stress.sh "$NW_STRESS" > $res 2>&1

@@ -5,7 +5,13 @@
 
 For a hung guest: a virtio-blk request the device still holds shows in
 'inuse'; one it completed is counted in 'used-idx' (and 'signalled-used'
-once it notified the guest).
+once it decided whether to notify the guest; it does not say that it did).
+The rings themselves, read from guest memory, say what the guest saw:
+the avail ring's used_event is the used index past which the guest asked
+to be interrupted (VIRTIO_RING_F_EVENT_IDX), written each time its
+driver re-enables callbacks; equal to used-idx, the guest consumed every
+completion; lower, it still waits for an interrupt.  Then the local APIC
+of each vCPU (HMP "info lapic"): a vector left in IRR or ISR.
 """
 import json
 import socket
@@ -27,6 +33,10 @@ def main():
             if "return" in r or "error" in r:
                 return r
 
+    def hmp(line):
+        r = cmd("human-monitor-command", **{"command-line": line})
+        return r.get("return", "")
+
     cmd("qmp_capabilities")
     devs = cmd("x-query-virtio").get("return", [])
     for d in devs:
@@ -36,7 +46,36 @@ def main():
         print(f"{path} {d.get('name')} queues={nq}")
         for q in range(nq):
             r = cmd("x-query-virtio-queue-status", path=path, queue=q)
-            print(f"  queue {q}: {json.dumps(r.get('return', r))}")
+            qs = r.get("return", {})
+            print(f"  queue {q}: {json.dumps(qs or r)}")
+            if qs.get("vring-num"):
+                print(f"  queue {q} rings: {rings(hmp, qs)}")
+    for c in cmd("query-cpus-fast").get("return", []):
+        cpu = c["cpu-index"]
+        out = hmp(f"info lapic {cpu}")
+        print(f"lapic {cpu}:")
+        for line in out.splitlines():
+            if line.startswith(("ISR", "IRR", "PPR", "LVT", "Timer")):
+                print(f"  {line}")
+
+
+def rings(hmp, qs):
+    """The guest-written and device-written indices of one split ring."""
+    num, avail, used = qs["vring-num"], qs["vring-avail"], qs["vring-used"]
+
+    def u16(addr):
+        out = hmp(f"xp /1hx {addr}")
+        try:
+            return int(out.split(":")[1].split()[0], 16)
+        except (IndexError, ValueError):
+            return None
+
+    return json.dumps({
+        "avail-flags": u16(avail), "avail-idx": u16(avail + 2),
+        "used-event": u16(avail + 4 + 2 * num),
+        "used-flags": u16(used), "used-idx": u16(used + 2),
+        "avail-event": u16(used + 4 + 8 * num),
+    })
 
 
 if __name__ == "__main__":

@@ -4,17 +4,30 @@
 #
 #   test/vm/soak.sh KVER MODULE RUNS [CASES]
 #
-# NOWAIT_VM_SMP sets the vCPUs as for run.sh.  Prints one line per run
-# ("soak <i>: <summary> [hang]") and at the end
-# "soak: <runs> runs, <hangs> hangs, <failed> failed".
+# NOWAIT_VM_SMP sets the vCPUs as for run.sh.  NOWAIT_IOSOAK=<secs> runs the
+# I/O soak (test/iosoak/guest.sh: plain I/O, no NOWAIT, any kernel) instead
+# of the suite.  NOWAIT_HOST_HOGS=<n> keeps n busy loops on the host for the
+# whole soak (the hangs came when the host was overloaded).
+# Prints one line per run ("soak <i>: <summary> [hang]") and at the end
+# "soak: <runs> runs, <hangs> hangs, <failed> failed".  A hang is a hung
+# task in dmesg or a stall found by the I/O soak's watcher.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KVER=${1:?usage: soak.sh KVER MODULE RUNS [CASES]}
 MODULE=${2:-1}
 RUNS=${3:-20}
 CASES=${4:-}
-base=${NOWAIT_OUT:-$top/test/vm/out}/soak-$KVER-smp${NOWAIT_VM_SMP:-2}
+kind=soak
+[ -n "${NOWAIT_IOSOAK:-}" ] && kind=iosoak
+base=${NOWAIT_OUT:-$top/test/vm/out}/$kind-$KVER-m$MODULE-smp${NOWAIT_VM_SMP:-2}-max${NOWAIT_VM_MAXCPUS:-2}
 mkdir -p "$base"
+hogs=""
+for _ in $(seq 1 "${NOWAIT_HOST_HOGS:-0}"); do
+	(while :; do :; done) &
+	hogs="$hogs $!"
+done
+# shellcheck disable=SC2064,SC2086
+[ -n "$hogs" ] && trap "kill $hogs 2>/dev/null" EXIT
 hangs=0 failed=0
 for i in $(seq 1 "$RUNS"); do
 	o=$base/$i
@@ -23,7 +36,8 @@ for i in $(seq 1 "$RUNS"); do
 	rc=$?
 	d=$(ls -d "$o"/*/ 2>/dev/null | head -n 1)
 	tag=""
-	if [ -n "$d" ] && grep -q -a 'blocked for more than' "$d/dmesg.log"; then
+	if [ -n "$d" ] && { grep -q -a 'blocked for more than' "$d/dmesg.log" ||
+		grep -q -a '^# hang: stall' "$d/results.txt"; }; then
 		tag=" hang"
 		hangs=$((hangs + 1))
 	fi
