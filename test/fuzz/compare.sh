@@ -88,6 +88,8 @@ function explain(fs, q, m, n) {
 		{ wrote = 1; return "XFS NOWAIT write to unshared blocks of a reflinked file: 4.14 refuses the whole inode (its FIXME), later upstream only shared extents (6.1 verified)" }
 	if (is_write(q) && nowait(q) && fs == "ext4" && m == -11 && n > 0 && unaligned(q) && lay(q) !~ /^w?c?$/)
 		{ wrote = 1; return "ext4 unaligned async NOWAIT DIO: 4.14 skips its overwrite check and allocates (fixed 5.5, 378f32bab371)" }
+	if (is_read(q) && nowait(q) && fs == "btrfs" && fd_of(q) == "direct" && unaligned(q) && m > 0 && n == -11)
+		return "btrfs unaligned NOWAIT direct read of cached pages: 4.14 finds them before btrfs falls back to buffered and says EAGAIN; later upstream returns them (6.1 verified: read.btrfs.dio-unaligned-cached)"
 	if (is_write(q) && nowait(q) && fs == "btrfs" && m == -11 && n > 0 && unaligned(q))
 		{ wrote = 1; return "btrfs unaligned NOWAIT DIO: 4.14 falls back to a buffered write that ignores NOWAIT; the module refuses (6.1 btrfs buffered writes honour NOWAIT)" }
 	return ""
