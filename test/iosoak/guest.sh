@@ -5,14 +5,19 @@
 # block.busy cases do.  A watcher reads /sys/block/vd?/stat every 2 s: a disk
 # with requests in flight and no completion for 30 s has stalled; it writes
 # /tmp/stall, and init's hang watcher dumps the state and crashes the VM.
-# NW_IOSOAK=<secs>[:fixed][:trace]: "fixed" leaves nr_requests alone;
-# "trace" traces every request with kprobes (which hides the stall: no
-# stall in 8 traced runs against 2 in 2 untraced ones).
+# NW_IOSOAK=<secs>[:fixed][:trace][:ftrace]: "fixed" leaves nr_requests
+# alone; "trace" traces every request with kprobes (which hides the stall:
+# no stall in 8 traced runs against 2 in 2 untraced ones); "ftrace" turns
+# the function tracer on and off, all the while, on the functions of the
+# I/O path that the module hooks: ftrace rewrites their first instruction
+# while the other vCPUs run them, as a module load or unload does.
 secs=${1%%:*}
 nrmode=cycle
 case ":$1:" in *:fixed:*) nrmode=fixed ;; esac
 trace=0
 case ":$1:" in *:trace:*) trace=1 ;; esac
+ftrace=0
+case ":$1:" in *:ftrace:*) ftrace=1 ;; esac
 for d in /sys/block/vd?; do
 	cat $d/queue/nr_requests > /tmp/nr.${d##*/}
 done
@@ -77,12 +82,33 @@ watch=$!
 ) &
 nr=$!
 
+# the function tracer in and out on the I/O path, as fast as it goes
+(
+	[ $ftrace = 1 ] && [ -w $tr/set_ftrace_filter ] || exit 0
+	for f in blk_mq_sched_get_request get_request generic_file_read_iter \
+		ext4_file_write_iter xfs_file_write_iter btrfs_file_write_iter \
+		blkdev_write_iter vfs_write vfs_read; do
+		echo $f >> $tr/set_ftrace_filter 2>/dev/null
+	done
+	# for the first half of the soak only: a translation left stale by
+	# the last updates must then be freed by the host, or the run hangs
+	n=0 end=$(($(date +%s) + secs / 2))
+	while [ ! -f /tmp/iosoak.stop ] && [ "$(date +%s)" -lt $end ]; do
+		echo function > $tr/current_tracer
+		echo nop > $tr/current_tracer
+		n=$((n + 2))
+	done
+	echo "# iosoak: $n ftrace updates on $(wc -l < $tr/set_ftrace_filter) functions" > /tmp/ftrace.out
+) &
+ft=$!
+
 /ioload "$secs" /mnt/ext4 /mnt/xfs /mnt/btrfs > /tmp/ioload.out 2>&1
 rc=$?
 touch /tmp/iosoak.stop
-wait $nr
+wait $nr $ft
 kill $watch 2>/dev/null
 cat /tmp/ioload.out
+cat /tmp/ftrace.out 2>/dev/null
 if [ -f /tmp/stall ]; then
 	echo "not ok iosoak.stall - no disk stalls with requests in flight: none vs $(cat /tmp/stall)"
 	exit 1

@@ -18,15 +18,16 @@ out=${NOWAIT_OUT:-$top/test/vm/out}
 rc=0
 
 echo "# stress: $KVER with the module, $SECS s, then a power cut"
-# One vCPU unless NOWAIT_VM_SMP says otherwise: at -smp 2 this stress
-# (nowait_aio unloaded every second or two, hook_idle_ms at 1-50 ms) has
-# stalled with the per-request hooks' ftrace unregistration waiting in
-# schedule_on_each_cpu() and both vCPUs inside blk_mq_sched_get_request's
-# patch site (issue #13, part 4: not understood yet).
-NOWAIT_VM_SMP=${NOWAIT_VM_SMP:-1} NOWAIT_VM_TIMEOUT=$((SECS * 20 + 900)) NOWAIT_STRESS=$SECS \
+# Two vCPUs, as every run (NOWAIT_VM_SMP overrides).  At -smp 2 this
+# stress (nowait_aio unloaded every second or two, hook_idle_ms at 1-50 ms)
+# once stalled with the per-request hooks' ftrace unregistration waiting in
+# schedule_on_each_cpu() and both vCPUs held at blk_mq_sched_get_request's
+# patch site: QEMU 7.2's stale translation of an ftrace int3 (issue #18,
+# README "Testing"), which run.sh now clears from the host.
+NOWAIT_VM_TIMEOUT=$((SECS * 20 + 900)) NOWAIT_STRESS=$SECS \
 	bash "$top/test/vm/run.sh" "$KVER" 1 || rc=1
 d1=$out/$KVER-module-stress
-NOWAIT_VM_SMP=${NOWAIT_VM_SMP:-1} NOWAIT_IMAGES_FROM=$d1 NOWAIT_STRESS=verify \
+NOWAIT_IMAGES_FROM=$d1 NOWAIT_STRESS=verify \
 	bash "$top/test/vm/run.sh" "$KVER" 1 || rc=1
 d2=$out/$KVER-module-stress-verify
 

@@ -56,6 +56,7 @@ hang_dump() {
 	say "# hang: $(dmesg | grep -m 1 'blocked for more than')"
 	[ -f /tmp/stall ] && say "# hang: stall: $(cat /tmp/stall)"
 	echo w > /proc/sysrq-trigger
+	echo l > /proc/sysrq-trigger	# every CPU's backtrace
 	for f in /sys/block/vd*/inflight /sys/block/vd*/stat; do
 		say "# hang: $f: $(tr '\n' ' ' < "$f")"
 	done

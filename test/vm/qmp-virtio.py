@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
 """Print QEMU's state of every virtio device's queues (QMP, QEMU 7.2+).
 
-    qmp-virtio.py QMP_SOCKET
+    qmp-virtio.py [--sysrq] QMP_SOCKET
+
+--sysrq first (a VM about to be killed for its time-out, whose guest may
+no longer run its own dump) presses Alt-SysRq-W and Alt-SysRq-L on the
+guest's keyboard, so that its kernel logs the blocked tasks and a
+backtrace of every CPU, and prints each vCPU's instruction and stack
+pointers as QEMU holds them.
 
 For a hung guest: a virtio-blk request the device still holds shows in
 'inuse'; one it completed is counted in 'used-idx' (and 'signalled-used'
@@ -16,12 +22,17 @@ of each vCPU (HMP "info lapic"): a vector left in IRR or ISR.
 import json
 import socket
 import sys
+import time
 
 
 def main():
+    args = sys.argv[1:]
+    sysrq = bool(args) and args[0] == "--sysrq"
+    if sysrq:
+        args = args[1:]
     s = socket.socket(socket.AF_UNIX)
-    s.settimeout(10)
-    s.connect(sys.argv[1])
+    s.settimeout(30)
+    s.connect(args[0])
     f = s.makefile("rw")
     f.readline()  # greeting
 
@@ -38,6 +49,24 @@ def main():
         return r.get("return", "")
 
     cmd("qmp_capabilities")
+    if sysrq:
+        for key in ("w", "l"):
+            cmd("send-key", keys=[{"type": "qcode", "data": k}
+                                  for k in ("alt", "sysrq", key)])
+            time.sleep(5)
+        cpu = None
+        for line in hmp("info registers -a").splitlines():
+            if line.startswith(("CPU#", "RAX", "RSI", "RIP")):
+                print(f"registers: {line}")
+            if line.startswith("CPU#"):
+                cpu = line[4:].split()[0].rstrip(":")
+            if line.startswith("RIP=") and cpu is not None:
+                # the code there as guest memory holds it now (for an
+                # instruction the vCPU keeps executing as another)
+                rip = int(line.split()[0][4:], 16)
+                hmp(f"cpu {cpu}")
+                code = hmp(f"x /16bx {rip - 8:#x}").strip().replace("\r", "")
+                print(f"code cpu {cpu} at rip-8: {' '.join(code.split())}")
     devs = cmd("x-query-virtio").get("return", [])
     for d in devs:
         path = d["path"]

@@ -254,12 +254,17 @@ fi
 mkdir -p "$out/9p"
 
 # --- boot ---
+# the kernel's reports of a CPU that stopped scheduling
+stall_re='soft lockup|rcu_.* stall'
+
 : >"$out/results.log"
 # a debug kernel's ACPI interrupt-link setup takes minutes under TCG
 append=${NOWAIT_VM_APPEND:-}
 [ "${release%-debug}" != "$release" ] && [ -z "$append" ] && append=acpi=noirq
 # KASLR stays on where the kernel has it, as on the users' machines
-cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1 $append"
+# softlockup_panic=0: a soft lockup fails the run from its dmesg line, and
+# the guest stays up for the host to look at it (and to free it, below)
+cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=0 sysrq_always_enabled $append"
 nwmod=$MODULE
 [ $refuse = 1 ] && nwmod=refuse
 cmdline="$cmdline NW_MODULE=$nwmod NW_ORDER=$vm_order NW_SWITCHES=${NOWAIT_VM_SWITCHES:-} NW_UNLOAD_CYCLES=${NOWAIT_UNLOAD_CYCLES:-50} NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all} NW_FUZZ=${NOWAIT_FUZZ:-} NW_STRESS=${NOWAIT_STRESS:-} NW_IOSOAK=${NOWAIT_IOSOAK:-}"
@@ -282,30 +287,72 @@ timeout --foreground "$vm_timeout" qemu-system-x86_64 -accel tcg -m 1024 \
 qpid=$!
 # When the guest reports a hung task (init.sh's hang_dump), save QEMU's
 # view of every virtqueue: whether the device still holds the stuck
-# requests or completed them without the guest seeing it.
+# requests or completed them without the guest seeing it.  When its log
+# reports a CPU stuck in the kernel (RCU stall, soft lockup), free vCPUs
+# that QEMU 7.2 left on a stale translation (qemu-unstick.py, README
+# "Testing"), and look again after the next report.
 (
+	queues=0 stalls=0
 	while kill -0 $qpid 2>/dev/null; do
-		if grep -q '^# hang: ask-host' "$out/results.log" 2>/dev/null; then
+		if [ $queues = 0 ] && grep -q '^# hang: ask-host' "$out/results.log" 2>/dev/null; then
 			python3 "$top/test/vm/qmp-virtio.py" "$out/qmp.sock" \
 				>"$out/virtio-queues.txt" 2>&1
-			break
+			queues=1
+		fi
+		n=$(grep -a -c -E "$stall_re" "$out/dmesg.log" 2>/dev/null)
+		if [ "${n:-0}" -gt "$stalls" ] && [ "${NOWAIT_VM_UNSTICK:-1}" = 1 ]; then
+			sleep 3	# the report's backtraces first
+			echo "# $(date +%T) after: $(grep -a -E "$stall_re" "$out/dmesg.log" | tail -n 1 | tr -d '\r')" >>"$out/unstick.txt"
+			python3 "$top/test/vm/qemu-unstick.py" "$out/qmp.sock" \
+				"$out/gdb.sock" >>"$out/unstick.txt" 2>&1
+			sleep 10
+			stalls=$(grep -a -c -E "$stall_re" "$out/dmesg.log")
 		fi
 		sleep 1
 	done
 ) &
+# A minute before the time-out, if the guest is still running: its blocked
+# tasks and every CPU's backtrace (SysRq from the host's side, as the
+# guest's own watcher may be stuck too), each vCPU's registers and the
+# virtqueues, for the summary below.
+(
+	sleep $((vm_timeout > 120 ? vm_timeout - 60 : vm_timeout / 2)) &
+	trap 'kill $! 2>/dev/null' TERM
+	wait $!
+	kill -0 $qpid 2>/dev/null &&
+		python3 "$top/test/vm/qmp-virtio.py" --sysrq "$out/qmp.sock" \
+			>"$out/timeout-dump.txt" 2>&1
+) &
+dpid=$!
 tail -n +1 -f "$out/results.log" --pid=$qpid | grep -v -E '^(nwsuite-done|[0-9]+ passed, )' &
 tpid=$!
 wait $qpid
 qrc=$?
+kill $dpid 2>/dev/null
 wait $tpid 2>/dev/null
 
 # --- verdict ---
+# After a time-out: what the SysRq dump showed (blocked tasks, then each
+# CPU's backtrace), briefly; the whole of it is in dmesg.log.
+timeout_summary() {
+	[ -s "$out/timeout-dump.txt" ] || {
+		echo "# timeout: no dump (the VM was gone or QMP did not answer)"
+		return
+	}
+	grep '^registers: RIP' "$out/timeout-dump.txt" | sed 's/^/# timeout: /'
+	tr -d '\r' <"$out/dmesg.log" |
+		sed -n '/SysRq : Show Blocked State/,$p' |
+		grep -E 'SysRq|^[^ ]+ +D |NMI backtrace|RIP: 00|^ [a-z_0-9.]+\+0x|^ \? ' |
+		grep -v '^ ?' | head -n 60 | sed 's/^/# timeout: /'
+}
+
 { printf '%s' "$config_lines"; tr -d '\r' <"$out/results.log"; } >"$out/results.txt"
 to=0
 [ $qrc = 124 ] && to=1
-"$top/test/vm/verdict.sh" "$out/results.txt" "$out/dmesg.log" $to >"$out/verdict.txt"
+"$top/test/vm/verdict.sh" "$out/results.txt" "$out/dmesg.log" $to "$out/unstick.txt" >"$out/verdict.txt"
 rc=$?
 grep -v ' passed, ' "$out/verdict.txt"
+[ $to = 1 ] && timeout_summary
 [ $rc = 0 ] || echo "# failed: results in $out/results.txt, dmesg in $out/dmesg.log"
 tail -n 1 "$out/verdict.txt"
 exit $rc

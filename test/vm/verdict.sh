@@ -1,13 +1,21 @@
 #!/bin/bash
 # Decide a VM run from its result lines and its kernel log.
 #
-#   test/vm/verdict.sh RESULTS DMESG TIMED_OUT(0|1)
+#   test/vm/verdict.sh RESULTS DMESG TIMED_OUT(0|1) [UNSTICK_LOG]
 #
 # Prints extra "not ok vm.*" lines when the guest did not reach its end
-# marker or the kernel log shows a WARN, oops, BUG, lockdep report or hung
-# task, then "N passed, N failed, N skipped".  Exit 0 only if none failed.
+# marker or the kernel log shows a WARN, oops, BUG, lockdep report, hung
+# task, soft lockup or RCU stall, then "N passed, N failed, N skipped".
+# Exit 0 only if none failed.
+#
+# One exception, said in a "# vm:" line: CPUs that QEMU 7.2 left on a stale
+# translation (run.sh, qemu-unstick.py).  Their reports (soft lockup, RCU
+# stall) do not fail the run when the host flushed QEMU's translations, the
+# guest then went on to its end marker, and the kernel's own report shows a
+# CPU held at a function's first byte (where ftrace's int3 goes), where
+# nothing but that loop can hold one.
 set -u
-results=$1 dmesg=$2 timed_out=${3:-0}
+results=$1 dmesg=$2 timed_out=${3:-0} unstick=${4:-}
 np=$(grep -c '^ok ' "$results")
 nf=$(grep -c '^not ok ' "$results")
 ns=$(grep -c '^skip ' "$results")
@@ -19,7 +27,16 @@ if ! grep -q '^nwsuite-done' "$results"; then
 	fi
 	nf=$((nf + 1))
 fi
-bad=$(grep -a -E 'WARNING:|BUG:|Oops|general protection|INFO: task .* blocked|possible circular locking|possible recursive locking|Kernel panic|KASAN|UBSAN|soft lockup|hung_task' "$dmesg" 2>/dev/null | head -n 1 | tr -d '\r')
+stall_re='soft lockup|rcu_.* stall'
+stale=0
+if [ -n "$unstick" ] && grep -q "^unstick: flushed QEMU's translations" "$unstick" 2>/dev/null &&
+	grep -q '^nwsuite-done' "$results" &&
+	grep -a -q -E 'RIP: 0010:[A-Za-z0-9_.]+\+0x0/' "$dmesg"; then
+	stale=1
+	echo "# vm: QEMU left CPUs on a stale translation (held at $(grep -a -o -E 'RIP: 0010:[A-Za-z0-9_.]+\+0x0/' "$dmesg" | head -n 1 | cut -d: -f3 | tr -d /)); freed $(grep -c "^unstick: flushed QEMU's translations" "$unstick") time(s) by flushing QEMU's translations, and the guest went on (QEMU 7.2 bug, fixed upstream in 8.1: deba78709ae8)"
+fi
+bad=$(grep -a -E "WARNING:|BUG:|Oops|general protection|INFO: task .* blocked|possible circular locking|possible recursive locking|Kernel panic|KASAN|UBSAN|hung_task|$stall_re" "$dmesg" 2>/dev/null |
+	{ if [ $stale = 1 ]; then grep -v -E "$stall_re"; else cat; fi; } | head -n 1 | tr -d '\r')
 if [ -n "$bad" ]; then
 	echo "not ok vm.dmesg - the kernel log is clean: clean vs \"$bad\""
 	nf=$((nf + 1))
