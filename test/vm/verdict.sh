@@ -28,12 +28,15 @@ if ! grep -q '^nwsuite-done' "$results"; then
 	nf=$((nf + 1))
 fi
 stall_re='soft lockup|rcu_.* stall'
+# a CPU's report at a function's first byte; before 4.10 the line also
+# carries the address twice: "RIP: 0010:[<...>]  [<...>] vfs_read+0x0/0x130"
+held_re='RIP: 0010:(\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?[A-Za-z0-9_.]+\+0x0/'
 stale=0
 if [ -n "$unstick" ] && grep -q "^unstick: flushed QEMU's translations" "$unstick" 2>/dev/null &&
 	grep -q '^nwsuite-done' "$results" &&
-	grep -a -q -E 'RIP: 0010:[A-Za-z0-9_.]+\+0x0/' "$dmesg"; then
+	grep -a -q -E "$held_re" "$dmesg"; then
 	stale=1
-	echo "# vm: QEMU left CPUs on a stale translation (held at $(grep -a -o -E 'RIP: 0010:[A-Za-z0-9_.]+\+0x0/' "$dmesg" | head -n 1 | cut -d: -f3 | tr -d /)); freed $(grep -c "^unstick: flushed QEMU's translations" "$unstick") time(s) by flushing QEMU's translations, and the guest went on (QEMU 7.2 bug, fixed upstream in 8.1: deba78709ae8)"
+	echo "# vm: QEMU left CPUs on a stale translation (held at $(grep -a -o -E "$held_re" "$dmesg" | head -n 1 | sed 's/.* //; s/.*://; s,/$,,')); freed $(grep -c "^unstick: flushed QEMU's translations" "$unstick") time(s) by flushing QEMU's translations, and the guest went on (QEMU 7.2 bug, fixed upstream in 8.1: deba78709ae8)"
 fi
 bad=$(grep -a -E "WARNING:|BUG:|Oops|general protection|INFO: task .* blocked|possible circular locking|possible recursive locking|Kernel panic|KASAN|UBSAN|hung_task|$stall_re" "$dmesg" 2>/dev/null |
 	{ if [ $stale = 1 ]; then grep -v -E "$stall_re"; else cat; fi; } | head -n 1 | tr -d '\r')
