@@ -564,7 +564,18 @@ static void busy_device(struct nw_ctx *c)
 	fclose(f);
 	f = fopen(q, "w");
 	if (f) {
-		fputs("4", f);
+		/*
+		 * 4.9 and 4.10's sbitmap lacks 4.11's 6c0ca7ae292a ("sbitmap:
+		 * fix wakeup hang after sbq resize"; 4.9.337 still does): a
+		 * smaller tag depth shrinks the wake batch but not the wait
+		 * counts already armed, and tasks waiting for a tag can then
+		 * wait for ever with nothing in flight (seen on 4.9.337 at
+		 * -smp 4: btrfs's bio submitter in bt_get(), the disk idle).
+		 * 64 tags keep the batch of 8 that 256 had.  4.4.y has the
+		 * same fix in its own tag code (bt_update_count()).
+		 */
+		fputs(c->env->kver >= KV(4, 9, 0) &&
+		      c->env->kver < KV(4, 11, 0) ? "64" : "4", f);
 		fclose(f);
 	}
 	for (i = 0; i < 4; i++)
