@@ -8,9 +8,10 @@
 # NW_IOSOAK=<secs>[:fixed][:trace][:ftrace]: "fixed" leaves nr_requests
 # alone; "trace" traces every request with kprobes (which hides the stall:
 # no stall in 8 traced runs against 2 in 2 untraced ones); "ftrace" turns
-# the function tracer on and off, all the while, on the functions of the
-# I/O path that the module hooks: ftrace rewrites their first instruction
-# while the other vCPUs run them, as a module load or unload does.
+# the function tracer on and off, for the first half of the soak, on the
+# functions of the I/O path that the module hooks: ftrace rewrites their
+# first instruction while the other vCPUs run them, as a module load or
+# unload does (QEMU 7.2's stale translation, README "Testing").
 secs=${1%%:*}
 nrmode=cycle
 case ":$1:" in *:fixed:*) nrmode=fixed ;; esac
