@@ -96,6 +96,48 @@ static ssize_t nw_eagain(enum nw_counter why)
 	return -EAGAIN;
 }
 
+/*
+ * btrfs serves from the page cache a direct read that its
+ * check_direct_IO() turns down (4.4 to 6.1): an offset or a buffer not
+ * aligned to the sector size, or, for a read, two iovec segments with the
+ * same base ("we'll get csum errors").  generic_file_read_iter() then takes
+ * its buffered path, so the buffered rule applies.
+ */
+static bool nw_btrfs_dio_declined(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	unsigned long i, j;
+
+	if (!nw_is_btrfs(inode))
+		return false;
+	if ((iocb->ki_pos | iov_iter_alignment(to)) & (i_blocksize(inode) - 1))
+		return true;
+	if (!iter_is_iovec(to))
+		return false;
+	for (i = 0; i < to->nr_segs; i++)
+		for (j = i + 1; j < to->nr_segs; j++)
+			if (to->iov[i].iov_base == to->iov[j].iov_base)
+				return true;
+	return false;
+}
+
+/*
+ * The cached part of a NOWAIT buffered read.  A direct read that btrfs
+ * declines goes in without IOCB_DIRECT: the kernel's direct path would
+ * write back and wait on dirty pages of the range before btrfs declines
+ * (6.1's btrfs declines first, then reads the cache).
+ */
+static ssize_t nw_buffered_read(struct kiocb *iocb, struct iov_iter *to)
+{
+	int direct = iocb->ki_flags & IOCB_DIRECT;
+	ssize_t ret;
+
+	iocb->ki_flags &= ~direct;
+	ret = nw_orig_generic_file_read_iter(iocb, to);
+	iocb->ki_flags |= direct;
+	return ret;
+}
+
 ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct address_space *mapping = iocb->ki_filp->f_mapping;
@@ -118,15 +160,7 @@ ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		ret = nw_eagain(NW_CNT_EAGAIN_INJECTED);
 		goto out;
 	}
-	/*
-	 * btrfs serves a direct read it cannot align to its sector size from
-	 * the page cache (check_direct_IO(), then generic_file_read_iter()'s
-	 * buffered path): the buffered rule applies.
-	 */
-	if ((iocb->ki_flags & IOCB_DIRECT) &&
-	    !(nw_is_btrfs(mapping->host) &&
-	      ((iocb->ki_pos | iov_iter_alignment(to)) &
-	       (i_blocksize(mapping->host) - 1)))) {
+	if ((iocb->ki_flags & IOCB_DIRECT) && !nw_btrfs_dio_declined(iocb, to)) {
 		/*
 		 * ext4 takes i_rwsem shared for direct reads; 4.14 slept
 		 * there, 5.5 tries it (b1b4705d54ab "ext4: introduce direct
@@ -155,7 +189,7 @@ ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	}
 	if (cached < count)
 		iov_iter_truncate(to, cached);
-	ret = nw_orig_generic_file_read_iter(iocb, to);
+	ret = nw_buffered_read(iocb, to);
 	if (cached < count)
 		iov_iter_reexpand(to, iov_iter_count(to) + count - cached);
 out:

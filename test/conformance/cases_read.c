@@ -21,6 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 
 #include "nwconf.h"
 
@@ -215,6 +220,104 @@ static void dio_unaligned(struct nw_ctx *c, int cached)
 	close(fd);
 }
 
+/* Does FIEMAP (no sync) call [off, off + len) delayed allocation? */
+static int delalloc_at(int fd, off_t off, off_t len)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[4];
+	} q = { .fm = { .fm_start = off, .fm_length = len,
+			.fm_extent_count = 4 } };
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &q) || !q.fm.fm_mapped_extents)
+		return 0;
+	return !!(q.fm.fm_extents[0].fe_flags & FIEMAP_EXTENT_DELALLOC);
+}
+
+/*
+ * The same, over a dirty page in a hole (delayed allocation).  NOWAIT must
+ * not write the page back and wait: 4.14 says EAGAIN on seeing the page,
+ * 6.1's btrfs falls back before any writeback and copies the cached bytes.
+ * 4.12's generic_file_read_iter() writes back and waits before it calls
+ * btrfs's direct_IO, so the module must not send the read through there.
+ * The page still being delayed allocation afterwards shows no writeback.
+ */
+static void dio_unaligned_dirty(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 65536, 131072, pat(c, 0x11));
+	int bfd = nw_open(c, F, O_RDWR);
+	unsigned char *b = nw_buf(NW_BS, 0x22);
+	long want = NW_BS - 512;
+
+	if (fd < 0 || bfd < 0)
+		return;
+	if (pwrite(bfd, b, NW_BS, 65536) != NW_BS) {
+		nw_fail(c, "buffered write: ok vs errno %d", errno);
+		return;
+	}
+	if (!delalloc_at(bfd, 65536, NW_BS)) {
+		nw_skip(c, "the buffered write left no delayed allocation to watch");
+		return;
+	}
+	if (nw_native(c) && !nw_kver_ge(c, KV(6, 1, 0)))
+		want = -EAGAIN;
+	memset(b, 0, NW_BS);
+	nw_expect_res(c, "NOWAIT unaligned direct read", want,
+		      nw_read_nowait(c, fd, b, NW_BS - 512, 65536 + 512)) &&
+	nw_expect_true(c, "data read", want < 0 || b[5] == 0x22) &&
+	nw_expect_true(c, "the dirty page not written back",
+		       delalloc_at(bfd, 65536, NW_BS));
+	close(bfd);
+	close(fd);
+}
+
+/*
+ * A direct read into two iovec segments that share one base: btrfs's
+ * check_direct_IO() turns it down ("we'll get csum errors"; 4.4 to 6.1)
+ * and the read goes the buffered way, so an uncached range is EAGAIN.
+ * Before the module knew this it read the range from disk and waited.
+ */
+static long read_dup_iov_nowait(struct nw_ctx *c, int fd, void *buf,
+				off_t off)
+{
+	struct iovec iov[2] = { { buf, NW_BS }, { buf, NW_BS } };
+	struct iocb cb, *cbs[1] = { &cb };
+	struct io_event ev;
+	long sync = 0, submit, got = -EIO;
+	int have = nw_have_rwf_syscalls();
+	char a[32], d[32];
+
+	if (have) {
+		sync = syscall(__NR_preadv2, fd, iov, 2, (unsigned long)off,
+			       0UL, RWF_NOWAIT);
+		sync = sync < 0 ? -errno : sync;
+	}
+	io_prep_preadv(&cb, fd, iov, 2, off);
+	cb.aio_rw_flags = RWF_NOWAIT;
+	if (nw_aio_submit_raw(cbs, 1, &submit, &ev, 1) == 1)
+		got = (long)ev.res;
+	else if (submit < 0)
+		got = submit;
+	if (have && got != sync)
+		nw_fail(c, "preadv2 and io_submit disagree: %s vs %s",
+			nw_res_str(sync, a, sizeof(a)),
+			nw_res_str(got, d, sizeof(d)));
+	return got;
+}
+
+static void dio_dup_iov(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 65536, 65536, pat(c, 0x11));
+	unsigned char *b = nw_buf(NW_BS, 0);
+
+	if (fd < 0)
+		return;
+	nw_drop_cache(fd);
+	nw_expect_res(c, "NOWAIT direct read, one base twice", -EAGAIN,
+		      read_dup_iov_nowait(c, fd, b, 0));
+	close(fd);
+}
+
 static void dio_unaligned_cached(struct nw_ctx *c)
 {
 	dio_unaligned(c, 1);
@@ -249,5 +352,11 @@ const struct nw_case nw_read_cases[] = {
 	{ "read.%s.dio-unaligned-uncached",
 	  "a NOWAIT direct read btrfs cannot align, of an uncached range: EAGAIN",
 	  1u << NW_BTRFS, dio_unaligned_uncached },
+	{ "read.%s.dio-unaligned-dirty",
+	  "a NOWAIT direct read btrfs cannot align never writes back a dirty page and waits",
+	  1u << NW_BTRFS, dio_unaligned_dirty },
+	{ "read.%s.dio-dup-iov",
+	  "a NOWAIT direct read btrfs turns down (one iovec base twice), uncached: EAGAIN",
+	  1u << NW_BTRFS, dio_dup_iov },
 	{ NULL }
 };

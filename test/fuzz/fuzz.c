@@ -19,7 +19,8 @@
  * (test/fuzz/compare.sh).  The layout letters, taken before the operation
  * (FIEMAP, mincore), let the comparison name the upstream rule behind a
  * difference: h hole, w written, u unwritten, s shared, d delalloc,
- * c cached pages, e range past EOF, g starts past EOF.
+ * c cached pages, n the page just past a page-aligned range cached (4.14
+ * tests it for direct writes), e range past EOF, g starts past EOF.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -279,6 +280,17 @@ static void layout(int fd, long long off, long long len, char *out)
 						break;
 					}
 			munmap(m, l);
+		}
+	}
+	/* the page holding byte @end, when the range ends on a page edge */
+	if (!(end & 4095) && end < st.st_size) {
+		m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, end);
+		if (m != MAP_FAILED) {
+			if (mincore(m, 4096, vec) == 0 && (vec[0] & 1)) {
+				*o++ = 'n';
+				*o = 0;
+			}
+			munmap(m, 4096);
 		}
 	}
 }
