@@ -422,10 +422,11 @@ static void gen_req(struct fz_req *r, int fs, int opno, int rwv2, int slot)
 	r->bufk = (int)WPICK(w_buf);
 	/*
 	 * 4.14.67 oopses (NULL dereference in __xfs_bunmapi, from
-	 * xfs_bmap_punch_delalloc_range) on a write from an unmapped buffer
-	 * that XFS turns into a buffered one: keep the reference alive.
+	 * xfs_bmap_punch_delalloc_range) on a buffered write from an unmapped
+	 * or NULL buffer: keep the reference alive.
 	 */
-	if (fs == 1 && r->bufk == 3 && (r->opcode == IOCB_CMD_PWRITE ||
+	if (fs == 1 && (r->bufk == 3 || r->bufk == 5) &&
+	    (r->opcode == IOCB_CMD_PWRITE ||
 	    r->opcode == IOCB_CMD_PWRITEV || r->opcode == -2))
 		r->bufk = 0;
 	r->nseg = 1;
