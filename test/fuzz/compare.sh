@@ -88,6 +88,8 @@ function explain(fs, q, m, n) {
 		{ wrote = 1; return "XFS NOWAIT write to unshared blocks of a reflinked file: 4.14 refuses the whole inode (its FIXME), later upstream only shared extents (6.1 verified)" }
 	if (is_write(q) && nowait(q) && fs == "ext4" && m == -11 && n > 0 && unaligned(q) && lay(q) !~ /^w?c?n?$/)
 		{ wrote = 1; return "ext4 unaligned async NOWAIT DIO: 4.14 skips its overwrite check and allocates (fixed 5.5, 378f32bab371)" }
+	if (is_write(q) && nowait(q) && fs == "ext4" && m == -11 && n == -14 && unaligned(q) && lay(q) !~ /^w?c?n?$/)
+		return "ext4 unaligned async NOWAIT DIO from a bad buffer: 4.14 skips its overwrite check and faults; 5.5 (378f32bab371) and the module refuse first, nothing written"
 	if (is_write(q) && nowait(q) && (fs == "ext4" || fs == "btrfs") && m == len(q) && n == -11 && lay(q) ~ /n/)
 		{ wrote = 1; return "NOWAIT direct write ending on a page edge, the next page cached: 4.14 tests one byte past the range (fixed 2019, \"mm/filemap: pass inclusive end_byte parameter to filemap_range_has_page\", Fixes: 6be96d3ad34a)" }
 	if (is_read(q) && nowait(q) && fs == "btrfs" && fd_of(q) ~ /direct|ro/ && unaligned(q) && m > 0 && n == -11)

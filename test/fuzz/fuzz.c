@@ -381,6 +381,9 @@ static unsigned char *gen_buf(int k, long long len, int opno, int slot)
 	}
 }
 
+/* the files of the current io_submit batch that have direct I/O in it */
+static int batch_dio[NFILES];
+
 static void gen_req(struct fz_req *r, int fs, int opno, int rwv2, int slot)
 {
 	long long per;
@@ -420,6 +423,17 @@ static void gen_req(struct fz_req *r, int fs, int opno, int rwv2, int slot)
 	if (r->flags == (unsigned int)-1)
 		r->flags = (unsigned int)rnd();
 	r->bufk = (int)WPICK(w_buf);
+	/*
+	 * 4.14.67 returns EAGAIN with XFS's IOLOCK still held when an
+	 * unaligned NOWAIT direct write meets direct I/O in flight
+	 * (xfs_file_dio_aio_write's i_dio_count test): the file's next user
+	 * hangs.  Within a batch that already has direct I/O on this XFS
+	 * file such a write goes without NOWAIT.
+	 */
+	if (fs == 1 && batch_dio[r->file] && r->fdk == 0 &&
+	    (r->opcode == IOCB_CMD_PWRITE || r->opcode == IOCB_CMD_PWRITEV) &&
+	    ((r->off | r->len) & 4095))
+		r->flags &= ~(unsigned int)RWF_NOWAIT;
 	/*
 	 * 4.14.67 oopses (NULL dereference in __xfs_bunmapi, from
 	 * xfs_bmap_punch_delalloc_range) on a buffered write from an unmapped
@@ -473,8 +487,11 @@ static void run_aio(int fs, int opno)
 	long sub;
 
 	printf("op %d %s aio[%d] ", opno, fs_names[fs], n);
+	memset(batch_dio, 0, sizeof(batch_dio));
 	for (i = 0; i < n; i++) {
 		gen_req(&r[i], fs, opno, 0, i);
+		if (r[i].fdk == 0 || r[i].fdk == 2)
+			batch_dio[r[i].file] = 1;
 		memset(&cb[i], 0, sizeof(cb[i]));
 		cb[i].aio_data = i;
 		cb[i].aio_lio_opcode = r[i].opcode;
