@@ -45,15 +45,52 @@ fi
 	done
 ) &
 cyc=$!
-/nwstress run "$arg" >/tmp/stress.out 2>&1
-rc=$?
+
+# Where XFS and btrfs are modules, the run is three rounds; between two
+# rounds both are unmounted, removed (rmmod) and loaded and mounted again
+# while nowait_aio keeps coming and going: its hooks must leave with each
+# filesystem module and come back with the new one.  Each round starts on
+# fresh files; the last round's shadows face the power cut.
+fsmods=""
+for m in xfs:vdb btrfs:vdc; do
+	[ -e /sys/module/${m%%:*}/refcnt ] && fsmods="$fsmods $m"
+done
+fs_reload() {
+	for m in $fsmods; do
+		umount /mnt/${m%%:*} 2>/tmp/reload.err &&
+			rmmod ${m%%:*} 2>>/tmp/reload.err || return 1
+	done
+	for m in $fsmods; do
+		modprobe ${m%%:*} 2>>/tmp/reload.err &&
+			mount -t ${m%%:*} /dev/${m#*:} /mnt/${m%%:*} \
+				2>>/tmp/reload.err || return 1
+	done
+}
+rounds=1
+[ -n "$fsmods" ] && rounds=3
+reloads=0
+rc=0
+r=1
+: >/tmp/stress.out
+while :; do
+	/nwstress run $((arg / rounds)) >>/tmp/stress.out 2>&1 || rc=1
+	[ $r -ge $rounds ] && break
+	if ! fs_reload; then
+		echo "not ok stress.fs-reload - xfs and btrfs unmounted, removed, loaded and mounted again: ok vs $(cat /tmp/reload.err)"
+		rc=1
+		break
+	fi
+	reloads=$((reloads + 1))
+	r=$((r + 1))
+done
 touch /tmp/stress.stop
 wait $cyc
 modprobe nowait_aio 2>/dev/null
 cat /tmp/stress.out
 cycles=$(cat /tmp/cycles)
-echo "# stress: ${cycles:-0} load/unload cycles"
+echo "# stress: ${cycles:-0} load/unload cycles, $reloads reloads of:${fsmods:- none}"
 echo "stress-cycles: ${cycles:-0}"
+echo "stress-fs-reloads: $reloads"
 if [ $rc = 0 ]; then
 	echo "ok stress.run - the files match their shadows, no unexpected error"
 else

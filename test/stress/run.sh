@@ -41,7 +41,10 @@ done
 [ $fsck = clean ] && echo "ok stress.fsck - e2fsck -fn, xfs_repair -n and btrfs check are clean" ||
 	{ echo "not ok stress.fsck - e2fsck -fn, xfs_repair -n and btrfs check are clean: clean vs dirty (logs in $d2)"; rc=1; }
 
-r=$(grep -h '^stress-run:' "$d1/results.txt" | tail -n 1)
+# every round's line, summed
+r=$(grep -h '^stress-run:' "$d1/results.txt" | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) t[i] += $i; n = NF; l = $0 }
+	END { if (n) { split(l, w, " "); o = w[1]; for (i = 2; i <= n; i++) o = o " " ((i in t) ? t[i] : w[i]); print o } }')
+rel=$(grep -h '^stress-fs-reloads:' "$d1/results.txt" | tail -n 1 | tr -dc '0-9')
 v=$(grep -h '^stress-verify:' "$d2/results.txt" | tail -n 1)
 cyc=$(grep -h '^stress-cycles:' "$d1/results.txt" | tail -n 1 | tr -dc '0-9')
 set -- $(echo "$r" | tr -dc '0-9 ')
@@ -51,5 +54,5 @@ bytes2=${4:-0} mis2=${5:-1}
 [ -n "$r" ] && [ -n "$v" ] || rc=1
 [ $((mis1 + mis2)) = 0 ] || rc=1
 [ "${cyc:-0}" -gt 0 ] || { echo "not ok stress.cycles - the module was unloaded and reloaded: yes vs 0 cycles"; rc=1; }
-echo "stress: $ops ops, $eagain eagain, ${cyc:-0} load/unload cycles, $((bytes1 + bytes2)) bytes checked, $((mis1 + mis2)) mismatches, fsck $fsck"
+echo "stress: $ops ops, $eagain eagain, ${cyc:-0} load/unload cycles, ${rel:-0} filesystem module reloads, $((bytes1 + bytes2)) bytes checked, $((mis1 + mis2)) mismatches, fsck $fsck"
 exit $rc
