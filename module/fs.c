@@ -507,7 +507,9 @@ static ssize_t nw_read_iter(struct kiocb *iocb, struct iov_iter *to,
 		ret = -EAGAIN;
 		goto out;
 	}
+	/* iomap_dio_rw() answers 0 past EOF before its page-cache test */
 	if (direct && check_pagecache && nw_check_on[NW_CHECK_PAGECACHE] &&
+	    iocb->ki_pos < i_size_read(inode) &&
 	    nw_range_has_page(inode->i_mapping, iocb->ki_pos,
 			      iocb->ki_pos + count - 1)) {
 		nw_count(NW_CNT_EAGAIN_PAGECACHE);

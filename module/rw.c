@@ -11,7 +11,7 @@
  * Reads follow 4.14: a NOWAIT direct read refuses when the page cache holds
  * pages of the range; a NOWAIT buffered read returns what is cached from
  * the start of the range and EAGAIN when nothing is (91f9943e1c7b), never 0
- * before EOF.
+ * before EOF, and 0 at or past EOF without touching the page cache (6.1).
  */
 #include <linux/fs.h>
 #include <linux/fsnotify.h>
@@ -138,60 +138,77 @@ static ssize_t nw_buffered_read(struct kiocb *iocb, struct iov_iter *to)
 	return ret;
 }
 
-ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
+/* A NOWAIT read that takes the filesystem's direct path */
+static ssize_t nw_nowait_direct_read(struct kiocb *iocb, struct iov_iter *to,
+				     size_t count, loff_t size)
 {
 	struct address_space *mapping = iocb->ki_filp->f_mapping;
-	size_t count, cached;
-	loff_t size;
+
+	/*
+	 * ext4 takes i_rwsem shared for direct reads; 4.14 slept there, 5.5
+	 * tries it (b1b4705d54ab "ext4: introduce direct I/O read using iomap
+	 * infrastructure").
+	 */
+	if (nw_check_on[NW_CHECK_LOCK] && nw_is_ext4(mapping->host) &&
+	    !nw_inode_lock_free_shared(mapping->host))
+		return nw_eagain(NW_CNT_EAGAIN_LOCK);
+	/* 4.14's generic_file_read_iter(): cached pages first, even past EOF */
+	if (nw_check_on[NW_CHECK_PAGECACHE] &&
+	    nw_range_has_page(mapping, iocb->ki_pos, iocb->ki_pos + count - 1))
+		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
+	/* past EOF the direct path reads nothing (and skip its writeback) */
+	if (iocb->ki_pos >= size)
+		return 0;
+	return nw_orig_generic_file_read_iter(iocb, to);
+}
+
+/* A NOWAIT buffered read: what is cached, from the start of the range */
+static ssize_t nw_nowait_buffered_read(struct kiocb *iocb,
+				       struct iov_iter *to, size_t count,
+				       loff_t size)
+{
+	struct address_space *mapping = iocb->ki_filp->f_mapping;
+	size_t cached;
 	ssize_t ret;
 
-	nw_enter();
-	if (likely(!(iocb->ki_flags & NW_IOCB_NOWAIT))) {
-		ret = nw_orig_generic_file_read_iter(iocb, to);
-		goto out;
-	}
-	count = iov_iter_count(to);
-	size = i_size_read(mapping->host);
-	if (!count || iocb->ki_pos >= size) {
-		ret = nw_orig_generic_file_read_iter(iocb, to);
-		goto out;
-	}
-	if (nw_inject_eagain()) {
-		ret = nw_eagain(NW_CNT_EAGAIN_INJECTED);
-		goto out;
-	}
-	if ((iocb->ki_flags & IOCB_DIRECT) && !nw_btrfs_dio_declined(iocb, to)) {
-		/*
-		 * ext4 takes i_rwsem shared for direct reads; 4.14 slept
-		 * there, 5.5 tries it (b1b4705d54ab "ext4: introduce direct
-		 * I/O read using iomap infrastructure").
-		 */
-		if (nw_check_on[NW_CHECK_LOCK] && nw_is_ext4(mapping->host) &&
-		    !nw_inode_lock_free_shared(mapping->host)) {
-			ret = nw_eagain(NW_CNT_EAGAIN_LOCK);
-			goto out;
-		}
-		if (nw_check_on[NW_CHECK_PAGECACHE] &&
-		    nw_range_has_page(mapping, iocb->ki_pos,
-				      iocb->ki_pos + count - 1)) {
-			ret = nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
-			goto out;
-		}
-		ret = nw_orig_generic_file_read_iter(iocb, to);
-		goto out;
-	}
-	/* buffered: read only what is cached, from the start of the range */
+	/*
+	 * 6.1's filemap_read() stops at EOF before it looks at the page
+	 * cache; 4.12's would add a page past EOF and read it in.
+	 */
+	if (iocb->ki_pos >= size)
+		return 0;
 	cached = nw_cached_prefix(mapping, iocb->ki_pos,
 				  min_t(loff_t, count, size - iocb->ki_pos));
-	if (!cached) {
-		ret = nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
-		goto out;
-	}
+	if (!cached)
+		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
 	if (cached < count)
 		iov_iter_truncate(to, cached);
 	ret = nw_buffered_read(iocb, to);
 	if (cached < count)
 		iov_iter_reexpand(to, iov_iter_count(to) + count - cached);
+	return ret;
+}
+
+ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	size_t count = iov_iter_count(to);
+	loff_t size;
+	ssize_t ret;
+
+	nw_enter();
+	if (likely(!(iocb->ki_flags & NW_IOCB_NOWAIT)) || !count) {
+		ret = nw_orig_generic_file_read_iter(iocb, to);
+		goto out;
+	}
+	size = i_size_read(iocb->ki_filp->f_mapping->host);
+	if (iocb->ki_pos < size && nw_inject_eagain()) {
+		ret = nw_eagain(NW_CNT_EAGAIN_INJECTED);
+		goto out;
+	}
+	if ((iocb->ki_flags & IOCB_DIRECT) && !nw_btrfs_dio_declined(iocb, to))
+		ret = nw_nowait_direct_read(iocb, to, count, size);
+	else
+		ret = nw_nowait_buffered_read(iocb, to, count, size);
 out:
 	nw_exit();
 	return ret;

@@ -24,6 +24,7 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
@@ -181,6 +182,51 @@ static void buffered_eof(struct nw_ctx *c)
 	}
 	nw_expect_res(c, "NOWAIT read at EOF", 0,
 		      nw_read_nowait(c, bfd, b, NW_BS, 65536));
+	close(bfd);
+	close(fd);
+}
+
+/* Is page @index of the file in the page cache (mincore; past EOF too)? */
+static int page_cached(int fd, long index)
+{
+	size_t len = (index + 1) * NW_BS;
+	unsigned char vec[64] = { 0 };
+	void *m;
+	int r;
+
+	if (index >= 64)
+		return -1;
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	r = mincore(m, len, vec) ? -1 : vec[index] & 1;
+	munmap(m, len);
+	return r;
+}
+
+/*
+ * The same read must not touch the page cache: 6.1's filemap_read() stops
+ * at EOF before it looks there, and 4.14 refuses the missing page.  4.12's
+ * generic_file_buffered_read() added a page past EOF and read it in (an
+ * allocation and a ->readpage() for a NOWAIT read), which the module let
+ * happen until it answered EOF itself.
+ */
+static void buffered_eof_no_page(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 65536, 65536, pat(c, 0x11));
+	int bfd = nw_open(c, F, O_RDONLY);
+	unsigned char *b = nw_buf(NW_BS, 0);
+	long want = 0;
+
+	if (fd < 0 || bfd < 0)
+		return;
+	nw_drop_cache(bfd);
+	if (nw_native(c) && !nw_kver_ge(c, KV(6, 1, 0)))
+		want = -EAGAIN;
+	nw_expect_res(c, "NOWAIT read at EOF", want,
+		      nw_read_nowait(c, bfd, b, NW_BS, 65536)) &&
+	nw_expect_true(c, "no page past EOF in the page cache",
+		       page_cached(bfd, 65536 / NW_BS) == 0);
 	close(bfd);
 	close(fd);
 }
@@ -346,6 +392,9 @@ const struct nw_case nw_read_cases[] = {
 	  buffered_partial },
 	{ "read.%s.buffered-eof",
 	  "a NOWAIT buffered read at EOF returns 0", FS_ALL, buffered_eof },
+	{ "read.%s.buffered-eof-no-page",
+	  "a NOWAIT buffered read at EOF adds no page to the page cache", FS_ALL,
+	  buffered_eof_no_page },
 	{ "read.%s.dio-unaligned-cached",
 	  "a NOWAIT direct read btrfs cannot align, of a cached range, returns the data",
 	  1u << NW_BTRFS, dio_unaligned_cached },

@@ -80,10 +80,14 @@ function explain(fs, q, m, n) {
 		{ wrote = 1; return "XFS partial NOWAIT write: 4.14 writes part, then EAGAIN (fixed 5.10, 883a790a8440)" }
 	if (is_write(q) && nowait(q) && fs == "btrfs" && m == -11 && n == len(q) && lay(q) ~ /h/)
 		{ wrote = 1; return "btrfs NOWAIT write over a hole: 4.14 allocates (fixed 5.8, 260a63395f90)" }
-	if (is_write(q) && nowait(q) && fs == "btrfs" && m > 0 && n == -11 && lay(q) ~ /u/ && lay(q) ~ /e/)
-		{ wrote = 1; return "btrfs NOWAIT write into preallocation past EOF: 4.14 EAGAIN (fixed 5.8, 4b1946284dd6)" }
+	if (is_write(q) && nowait(q) && fs == "btrfs" && m == -11 && n == -14 && lay(q) ~ /h/)
+		return "btrfs NOWAIT write over a hole from a bad buffer: 4.14 goes ahead and faults; 5.8 (260a63395f90) and the module refuse first"
+	if (is_write(q) && nowait(q) && fs == "btrfs" && m > 0 && n == -11 && lay(q) ~ /[uw]/ && lay(q) ~ /e/)
+		{ wrote = 1; return "btrfs NOWAIT direct write past EOF over allocated blocks: 4.14 btrfs_direct_IO() says EAGAIN for any write that moves i_size (fixed 5.8, 4b1946284dd6)" }
 	if (is_write(q) && nowait(q) && fs == "xfs" && m == -11 && (n > 0 || n == -22) && lay(q) ~ /g/)
 		{ wrote = 1; return "XFS NOWAIT write past EOF needing zeroing: 4.14 zeroes first, then writes or says EINVAL (refused first since 5.12, 354be7e3b2ba)" }
+	if (is_write(q) && nowait(q) && fs == "xfs" && m == -22 && n == -11 && file_of(q) ~ /a|b/)
+		return "XFS NOWAIT write to a reflinked file from a buffer the device cannot take: 4.14 refuses the whole inode before it looks at the buffer (its FIXME); 6.1 maps the first, unshared block, then says EINVAL, as the module does"
 	if (is_write(q) && nowait(q) && fs == "xfs" && m != -11 && n == -11 && file_of(q) ~ /a|b/ && lay(q) !~ /s/)
 		{ wrote = 1; return "XFS NOWAIT write to unshared blocks of a reflinked file: 4.14 refuses the whole inode (its FIXME), later upstream only shared extents (6.1 verified)" }
 	if (is_write(q) && nowait(q) && fs == "ext4" && m == -11 && n > 0 && unaligned(q) && lay(q) !~ /^w?c?n?$/)
@@ -98,6 +102,17 @@ function explain(fs, q, m, n) {
 		{ wrote = 1; return "btrfs unaligned NOWAIT DIO: 4.14 falls back to a buffered write that ignores NOWAIT; the module refuses (6.1 btrfs buffered writes honour NOWAIT)" }
 	if (is_write(q) && nowait(q) && fs == "btrfs" && m == -11 && n == -14 && unaligned(q))
 		return "btrfs unaligned NOWAIT DIO from a bad buffer: 4.14 falls back to a buffered write that faults; the module refuses first, nothing written"
+	return ""
+}
+
+# io_submit does not order the iocbs of one batch: a read of a file that an
+# earlier iocb of the batch writes may run before or after that write.
+function raced(Q, i,    j) {
+	if (!is_read(Q[i]) || file_of(Q[i]) == "")
+		return ""
+	for (j = 1; j < i; j++)
+		if (is_write(Q[j]) && file_of(Q[j]) == file_of(Q[i]))
+			return "a read raced an earlier write to its file in the same io_submit batch (no order between iocbs)"
 	return ""
 }
 
@@ -150,7 +165,9 @@ BEGIN {
 	if (MR[0] == NV[0]) {
 		for (i = 1; i <= nq && i <= nm; i++) {
 			if (MR[i] == NV[i]) continue
-			e = explain(fs, Q[i], MR[i] + 0, NV[i] + 0)
+			e = raced(Q, i)
+			if (e == "")
+				e = explain(fs, Q[i], MR[i] + 0, NV[i] + 0)
 			if (e == "") { why = ""; break }
 			why = why (why == "" ? "" : "; ") e
 			if (wrote) touched[int(k / 50) " " fs] = "op " k ": " e
