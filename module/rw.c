@@ -140,7 +140,7 @@ static ssize_t nw_buffered_read(struct kiocb *iocb, struct iov_iter *to)
 
 /* A NOWAIT read that takes the filesystem's direct path */
 static ssize_t nw_nowait_direct_read(struct kiocb *iocb, struct iov_iter *to,
-				     size_t count, loff_t size)
+				     size_t count)
 {
 	struct address_space *mapping = iocb->ki_filp->f_mapping;
 
@@ -152,13 +152,15 @@ static ssize_t nw_nowait_direct_read(struct kiocb *iocb, struct iov_iter *to,
 	if (nw_check_on[NW_CHECK_LOCK] && nw_is_ext4(mapping->host) &&
 	    !nw_inode_lock_free_shared(mapping->host))
 		return nw_eagain(NW_CNT_EAGAIN_LOCK);
-	/* 4.14's generic_file_read_iter(): cached pages first, even past EOF */
+	/*
+	 * 4.14's generic_file_read_iter(): cached pages first, even past EOF;
+	 * with none in the range its writeback wait has nothing to wait for,
+	 * and the direct path gives its own answers (EINVAL for a misaligned
+	 * request, also past EOF).
+	 */
 	if (nw_check_on[NW_CHECK_PAGECACHE] &&
 	    nw_range_has_page(mapping, iocb->ki_pos, iocb->ki_pos + count - 1))
 		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
-	/* past EOF the direct path reads nothing (and skip its writeback) */
-	if (iocb->ki_pos >= size)
-		return 0;
 	return nw_orig_generic_file_read_iter(iocb, to);
 }
 
@@ -206,7 +208,7 @@ ssize_t nw_generic_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		goto out;
 	}
 	if ((iocb->ki_flags & IOCB_DIRECT) && !nw_btrfs_dio_declined(iocb, to))
-		ret = nw_nowait_direct_read(iocb, to, count, size);
+		ret = nw_nowait_direct_read(iocb, to, count);
 	else
 		ret = nw_nowait_buffered_read(iocb, to, count, size);
 out:

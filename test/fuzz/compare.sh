@@ -105,6 +105,27 @@ function explain(fs, q, m, n) {
 	return ""
 }
 
+# The page cache of the range differs between the sides (the layouts differ
+# only in c/n) after a plain misaligned btrfs direct write to the file in
+# this epoch: btrfs writes it through the page cache, and
+# invalidate_mapping_pages() then drops those pages or keeps them by timing
+# (a page still in a per-CPU LRU batch has an extra reference).  Each side
+# NOWAIT page-cache test follows its own cache: a direct request refused
+# where pages are, a buffered read refused where they are not.  Any other
+# cache difference stays UNEXPLAINED: it may be a module bug that left
+# pages behind.
+function cache_differs(qm, qn, m, n,    lm, ln, cm, cn) {
+	lm = lay(qm); ln = lay(qn)
+	if (!nowait(qm) || lm == ln)
+		return ""
+	cm = lm; cn = ln; gsub(/[cn]/, "", cm); gsub(/[cn]/, "", cn)
+	if (cm != cn || (m != -11 && n != -11) || m == n)
+		return ""
+	if (fd_of(qm) == "buffered" ? (m == -11) == (lm !~ /c/) : (m == -11) == (lm ~ /[cn]/))
+		return "the page cache differs after a plain misaligned btrfs direct write (kept or dropped by timing); each side refuses by its own cache"
+	return ""
+}
+
 # io_submit does not order the iocbs of one batch: a read of a file that an
 # earlier iocb of the batch writes may run before or after that write.
 function raced(Q, i,    j) {
@@ -138,6 +159,11 @@ BEGIN {
 /^op / {
 	ops++
 	k = n_of($0)
+	split($0, w, " ")
+	nq = reqs($0, Q)
+	for (i = 1; i <= nq; i++)
+		if (w[3] == "btrfs" && is_write(Q[i]) && !nowait(Q[i]) && fd_of(Q[i]) ~ /direct|ro/ && unaligned(Q[i]))
+			noise[int(k / 50) " " file_of(Q[i])] = k
 	if (!(k in N)) { div++; printf "UNEXPLAINED op %d: missing in the native log\n", k; next }
 	if (result($0) == result(N[k])) {
 		split($0, w, " ")
@@ -163,9 +189,12 @@ BEGIN {
 		next
 	}
 	if (MR[0] == NV[0]) {
+		reqs(N[k], NQ)
 		for (i = 1; i <= nq && i <= nm; i++) {
 			if (MR[i] == NV[i]) continue
 			e = raced(Q, i)
+			if (e == "" && fs == "btrfs" && ((int(k / 50) " " file_of(Q[i])) in noise))
+				e = cache_differs(Q[i], NQ[i], MR[i] + 0, NV[i] + 0)
 			if (e == "")
 				e = explain(fs, Q[i], MR[i] + 0, NV[i] + 0)
 			if (e == "") { why = ""; break }
