@@ -116,10 +116,9 @@ fi
 # the short forms of `make fuzz` and `make stress` (README: Testing)
 if [ -f "$kernels/4.12.0/arch/x86/boot/bzImage" ] &&
    [ -f "$kernels/4.14.67/arch/x86/boot/bzImage" ]; then
-	# Seed 1 until fresh seeds come out clean (issue #13: the first
-	# commit-derived seed found an unexplained btrfs divergence);
-	# NOWAIT_FUZZ_SEED=commit takes a new seed from the commit under test
-	seed=${NOWAIT_FUZZ_SEED:-1}
+	# a new seed from the commit under test (a rerun of the same commit
+	# replays it); NOWAIT_FUZZ_SEED=<n> picks one
+	seed=${NOWAIT_FUZZ_SEED:-commit}
 	if [ "$seed" = commit ]; then
 		seed=$(git -C "$top" rev-parse HEAD 2>/dev/null | cut -c1-7)
 		seed=$((16#${seed:-1}))

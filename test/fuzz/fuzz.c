@@ -435,12 +435,16 @@ static void gen_req(struct fz_req *r, int fs, int opno, int rwv2, int slot)
 	    ((r->off | r->len) & 4095))
 		r->flags &= ~(unsigned int)RWF_NOWAIT;
 	/*
-	 * 4.14.67 oopses (NULL dereference in __xfs_bunmapi, from
-	 * xfs_bmap_punch_delalloc_range) on a buffered write from an unmapped
-	 * or NULL buffer: keep the reference alive.
+	 * No unmapped or NULL buffers on XFS: 4.14.67 oopses (NULL
+	 * dereference in __xfs_bunmapi, from xfs_bmap_punch_delalloc_range)
+	 * on a buffered write from one; and the iomap direct read of 4.12 and
+	 * 4.14.67 ignores the fault when it zeroes a hole into one, counts
+	 * the bytes as read and walks on to EOF 8 KiB at a time (seed 7008:
+	 * a file made 2^62 bytes long by a plain write never got there).
 	 */
 	if (fs == 1 && (r->bufk == 3 || r->bufk == 5) &&
-	    (r->opcode == IOCB_CMD_PWRITE ||
+	    (r->opcode == IOCB_CMD_PREAD || r->opcode == IOCB_CMD_PREADV ||
+	     r->opcode == -1 || r->opcode == IOCB_CMD_PWRITE ||
 	    r->opcode == IOCB_CMD_PWRITEV || r->opcode == -2))
 		r->bufk = 0;
 	r->nseg = 1;
