@@ -183,6 +183,35 @@ static bool nw_btrfs_nodatacow(struct file *file)
 }
 
 /*
+ * ext4's "unaligned AIO" (async, below i_size rounded up to a block, not
+ * aligned to its block: ext4_unaligned_aio()) skipped 4.14's NOWAIT
+ * overwrite test.  True for one the device cannot take either.
+ */
+static bool nw_ext4_unaligned_aio(struct kiocb *iocb, struct iov_iter *from,
+				  loff_t pos, unsigned int lbs_mask)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	unsigned long align = pos | iov_iter_alignment(from);
+
+	return !is_sync_kiocb(iocb) &&
+	       pos < ALIGN(i_size_read(inode), i_blocksize(inode)) &&
+	       (align & (i_blocksize(inode) - 1)) && (align & lbs_mask);
+}
+
+/*
+ * Its answer there, without the waits: generic_file_direct_write()'s
+ * page-cache test first (EAGAIN), then the direct I/O's EINVAL.
+ */
+static ssize_t nw_ext4_unaligned_aio_answer(struct kiocb *iocb, loff_t pos,
+					    size_t count)
+{
+	if (nw_check_on[NW_CHECK_PAGECACHE] &&
+	    nw_range_has_page(iocb->ki_filp->f_mapping, pos, pos + count - 1))
+		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
+	return -EINVAL;
+}
+
+/*
  * A NOWAIT write without O_DIRECT is EOPNOTSUPP, but 4.14 answers some of
  * them first, and nothing is written then: xfs_file_write_iter() returns
  * 0 for an empty write; blkdev_write_iter() says EPERM on a read-only
@@ -298,16 +327,9 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 		 */
 		unsigned int lbs_mask = queue_logical_block_size(q) - 1;
 
-		/*
-		 * ext4's "unaligned AIO" (async, inside i_size, not aligned to
-		 * its block) skipped 4.14's NOWAIT overwrite test; one the
-		 * device cannot take is EINVAL there, without the waits.
-		 */
-		if (fs == NW_FS_EXT4 && !is_sync_kiocb(iocb) && pos < size &&
-		    ((pos | iov_iter_alignment(from)) &
-		     (i_blocksize(inode) - 1)) &&
-		    ((pos | iov_iter_alignment(from)) & lbs_mask))
-			return -EINVAL;
+		if (fs == NW_FS_EXT4 &&
+		    nw_ext4_unaligned_aio(iocb, from, pos, lbs_mask))
+			return nw_ext4_unaligned_aio_answer(iocb, pos, count);
 		if (fs == NW_FS_XFS && pos <= size &&
 		    (iov_iter_alignment(from) & lbs_mask)) {
 			size_t first = min_t(size_t, count, i_blocksize(inode) -

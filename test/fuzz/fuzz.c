@@ -440,12 +440,14 @@ static void gen_req(struct fz_req *r, int fs, int opno, int rwv2, int slot)
 	 * on a buffered write from one; and the iomap direct read of 4.12 and
 	 * 4.14.67 ignores the fault when it zeroes a hole into one, counts
 	 * the bytes as read and walks on to EOF 8 KiB at a time (seed 7008:
-	 * a file made 2^62 bytes long by a plain write never got there).
+	 * a file made 2^62 bytes long by a plain write never got there; seed
+	 * 7011: a read into the read-only buffer walked into delayed
+	 * allocation and both kernels WARNed in iomap_dio_actor()).
 	 */
-	if (fs == 1 && (r->bufk == 3 || r->bufk == 5) &&
-	    (r->opcode == IOCB_CMD_PREAD || r->opcode == IOCB_CMD_PREADV ||
-	     r->opcode == -1 || r->opcode == IOCB_CMD_PWRITE ||
-	    r->opcode == IOCB_CMD_PWRITEV || r->opcode == -2))
+	if (fs == 1 && (r->bufk == 3 || r->bufk == 5 ||
+			(r->bufk == 4 && (r->opcode == IOCB_CMD_PREAD ||
+					  r->opcode == IOCB_CMD_PREADV ||
+					  r->opcode == -1))))
 		r->bufk = 0;
 	r->nseg = 1;
 	if (r->opcode == IOCB_CMD_PREADV || r->opcode == IOCB_CMD_PWRITEV ||
