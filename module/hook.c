@@ -463,9 +463,6 @@ size_t nw_features_show(char *buf, size_t len)
 	if (nw_unload_pinned && off < len)
 		off += scnprintf(buf + off, len - off,
 				 "unload refused: preemptible kernel without TASKS_RCU\n");
-	if (!NW_BTRFS_FIEMAP_SEES_SHARED && off < len)
-		off += scnprintf(buf + off, len - off,
-				 "fs btrfs off: fiemap before 4.9 cannot see reflinks since the last commit\n");
 	for (c = 0; c < NW_NR_CHECKS && off < len; c++)
 		off += scnprintf(buf + off, len - off, "check %s %s\n",
 				 nw_check_names[c],
@@ -611,7 +608,10 @@ size_t nw_owners_show(char *buf, size_t len)
 			    nw_owner_is(&nw_hooks[j], h->owner) &&
 			    !nw_hooks[j].addr && !bad)
 				bad = &nw_hooks[j];
-		if (!bad)
+		if (!NW_BTRFS_FIEMAP_SEES_SHARED && nw_owner_is(h, "btrfs"))
+			off += scnprintf(buf + off, len - off,
+					 "fs btrfs off: fiemap before 4.9 cannot see reflinks since the last commit\n");
+		else if (!bad)
 			off += scnprintf(buf + off, len - off, "fs %s live\n",
 					 h->owner);
 		else if (bad->off_reason == nw_reason_waiting)
