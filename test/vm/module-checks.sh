@@ -193,6 +193,14 @@ fsmod_check() { # fs device
 		echo "skip module.$id - $fs is not a module on this kernel"
 		return
 	fi
+	# a filesystem the module does not offer here (btrfs before 4.9)
+	# stays off through the reload, and its cases skip
+	s0=$(sed -n "s/^fs $fs //p" $k/features)
+	want1="waiting for $fs.ko" want2=live want3=3
+	case "$s0" in off:*)
+		want1=$s0 want2=$s0 want3=0
+		what="$fs.ko unloaded and loaded again: fs $fs stays off (not offered on this kernel) and ext4 keeps its lock check" ;;
+	esac
 	umount /mnt/$fs
 	rmmod $fs 2>/tmp/rmmod.err
 	s1=$(sed -n "s/^fs $fs //p" $k/features)
@@ -200,10 +208,10 @@ fsmod_check() { # fs device
 	modprobe $fs 2>>/tmp/rmmod.err && mount -t $fs /dev/$dev /mnt/$fs 2>>/tmp/rmmod.err
 	s2=$(sed -n "s/^fs $fs //p" $k/features)
 	r2=$(/nwconf fs.$fs.past-eof fs.$fs.hole-write fs.$fs.inode-lock | grep -c '^ok')
-	if [ "$s1" = "waiting for $fs.ko" ] && [ "$r1" = 1 ] && [ "$s2" = live ] && [ "$r2" = 3 ]; then
+	if [ "$s1" = "$want1" ] && [ "$r1" = 1 ] && [ "$s2" = "$want2" ] && [ "$r2" = "$want3" ]; then
 		ok $id "$what"
 	else
-		nok $id "$what" "waiting/1/live/3 vs $s1/$r1/$s2/$r2 $(cat /tmp/rmmod.err)"
+		nok $id "$what" "$want1/1/$want2/$want3 vs $s1/$r1/$s2/$r2 $(cat /tmp/rmmod.err)"
 	fi
 }
 fsmod_check xfs vdb
