@@ -13,6 +13,8 @@ mount -t tmpfs tmp /tmp
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 res=/dev/ttyS1
 say() { echo "$*" > $res; }
+# where the kernel text sits (the host compares it with System.map: KASLR)
+say "# kernel _text $(grep -m 1 ' _text$' /proc/kallsyms | cut -d' ' -f1)"
 # kmemleak (debug kernels): what boot left is reported and set aside, the
 # periodic scan is stopped, and every run ends with a scan of its own
 kml=/sys/kernel/debug/kmemleak

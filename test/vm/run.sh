@@ -261,7 +261,13 @@ stall_re='soft lockup|rcu_.* stall'
 # a debug kernel's ACPI interrupt-link setup takes minutes under TCG
 append=${NOWAIT_VM_APPEND:-}
 [ "${release%-debug}" != "$release" ] && [ -z "$append" ] && append=acpi=noirq
-# KASLR stays on where the kernel has it, as on the users' machines
+# KASLR stays on where the kernel has it, as on the users' machines.
+# Before 4.8 a kernel with hibernation randomizes only when asked
+# ("kaslr"; 65fe935dd238 lifted that): ask, as a user who wants it does.
+if [ "$kmaj" -eq 4 ] && [ "$kmin" -lt 8 ] &&
+   grep -q '^CONFIG_RANDOMIZE_BASE=y' "$kdir/.config" 2>/dev/null; then
+	append="$append kaslr"
+fi
 # softlockup_panic=0: a soft lockup fails the run from its dmesg line, and
 # the guest stays up for the host to look at it (and to free it, below)
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=0 sysrq_always_enabled $append"
@@ -347,6 +353,13 @@ timeout_summary() {
 }
 
 { printf '%s' "$config_lines"; tr -d '\r' <"$out/results.log"; } >"$out/results.txt"
+# KASLR: the guest's kernel text against the tree's link address
+t=$(sed -n 's/^# kernel _text \([0-9a-f]*\)$/\1/p' "$out/results.txt" | head -n 1)
+m=$(awk '$3 == "_text" { print $1; exit }' "$kdir/System.map" 2>/dev/null)
+if [ -n "$t" ] && [ -n "$m" ]; then
+	[ "$t" = "$m" ] && echo "# kaslr: off (_text at its link address $m)" ||
+		echo "# kaslr: on (_text at $t, linked at $m)"
+fi
 to=0
 [ $qrc = 124 ] && to=1
 "$top/test/vm/verdict.sh" "$out/results.txt" "$out/dmesg.log" $to "$out/unstick.txt" >"$out/verdict.txt"
