@@ -99,8 +99,8 @@ static void check_bytes(struct worker *w, const unsigned char *buf, off_t off,
 	}
 }
 
-static long aio_one(struct worker *w, int op, void *buf, size_t len, off_t off,
-		    unsigned int flags)
+static long aio_fd(struct worker *w, int fd, int op, void *buf, size_t len,
+		   off_t off, unsigned int flags)
 {
 	struct iocb cb, *cbs[1] = { &cb };
 	struct io_event ev;
@@ -108,7 +108,7 @@ static long aio_one(struct worker *w, int op, void *buf, size_t len, off_t off,
 	long r;
 
 	memset(&cb, 0, sizeof(cb));
-	cb.aio_fildes = w->dfd;
+	cb.aio_fildes = fd;
 	cb.aio_lio_opcode = op;
 	cb.aio_buf = (unsigned long)buf;
 	cb.aio_nbytes = len;
@@ -124,11 +124,33 @@ static long aio_one(struct worker *w, int op, void *buf, size_t len, off_t off,
 	return (long)ev.res;
 }
 
-static long rw2(int nr, int fd, void *buf, size_t len, off_t off, int flags)
+static long aio_one(struct worker *w, int op, void *buf, size_t len, off_t off,
+		    unsigned int flags)
+{
+	return aio_fd(w, w->dfd, op, buf, len, off, flags);
+}
+
+static int have_rwv2;	/* preadv2/pwritev2 exist (4.6+) */
+
+/*
+ * preadv2/pwritev2; before 4.6 the same request through io_submit on the
+ * same descriptor (NOWAIT requests exist there only that way), or
+ * pread/pwrite for a plain one.
+ */
+static long rw2(struct worker *w, int nr, int fd, void *buf, size_t len,
+		off_t off, int flags)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	long r = syscall(nr, fd, &iov, 1, (unsigned long)off, 0UL, flags);
+	int write = nr == __NR_pwritev2;
+	long r;
 
+	if (have_rwv2)
+		r = syscall(nr, fd, &iov, 1, (unsigned long)off, 0UL, flags);
+	else if (flags)
+		return aio_fd(w, fd, write ? IOCB_CMD_PWRITE : IOCB_CMD_PREAD,
+			      buf, len, off, flags);
+	else
+		r = write ? pwrite(fd, buf, len, off) : pread(fd, buf, len, off);
 	return r < 0 ? -errno : r;
 }
 
@@ -203,13 +225,13 @@ static void one_op(struct worker *w, unsigned char *buf)
 		if (k < 25)
 			r = aio_one(w, IOCB_CMD_PWRITE, buf, len, off, fl);
 		else
-			r = rw2(__NR_pwritev2, w->dfd, buf, len, off, fl);
+			r = rw2(w, __NR_pwritev2, w->dfd, buf, len, off, fl);
 		wrote(w, r, buf, off, len, nowait);
 	} else if (k < 50) {			/* buffered write */
 		for (i = 0; i < len; i++)
 			buf[i] = (unsigned char)(w->ops * 3 + i);
 		off += rnd(w) % BS;
-		r = rw2(__NR_pwritev2, w->bfd, buf, len, off, fl);
+		r = rw2(w, __NR_pwritev2, w->bfd, buf, len, off, fl);
 		if (nowait && r != -EOPNOTSUPP && r > 0)
 			bad(w, "NOWAIT buffered write: EOPNOTSUPP vs %ld (len %ld)",
 			    r, len);
@@ -219,11 +241,11 @@ static void one_op(struct worker *w, unsigned char *buf)
 		if (k < 60)
 			r = aio_one(w, IOCB_CMD_PREAD, buf, len, off, fl);
 		else
-			r = rw2(__NR_preadv2, w->dfd, buf, len, off, fl);
+			r = rw2(w, __NR_preadv2, w->dfd, buf, len, off, fl);
 		read_and_check(w, r, buf, off, len, nowait);
 	} else if (k < 80) {			/* buffered read */
 		off += rnd(w) % BS;
-		r = rw2(__NR_preadv2, w->bfd, buf, len, off, fl);
+		r = rw2(w, __NR_preadv2, w->bfd, buf, len, off, fl);
 		read_and_check(w, r, buf, off, len, nowait);
 	} else if (k < 86) {			/* fallocate */
 		int mode = rnd(w) % 3;
@@ -275,8 +297,13 @@ static void one_op(struct worker *w, unsigned char *buf)
 				memset(w->shadow + w->size, 0,
 				       cr.dest_offset - w->size);
 			apply_write(w, w->srcdata, cr.dest_offset, len);
-		} else if (errno != EINVAL) {
-			/* EINVAL: an unaligned EOF; nothing is cloned */
+		} else if (errno != EINVAL && errno != ENOTTY &&
+			   errno != EOPNOTSUPP) {
+			/*
+			 * EINVAL: an unaligned EOF; ENOTTY, EOPNOTSUPP: no
+			 * reflink here (before 4.5; XFS without it before
+			 * 4.9); nothing is cloned
+			 */
 			bad(w, "FICLONERANGE: %ld at %ld", -errno,
 			    cr.dest_offset);
 		}
@@ -383,6 +410,12 @@ int main(int argc, char **argv)
 
 	if (posix_memalign((void **)&buf, BS, 1 << 20))
 		return 2;
+	{
+		struct iovec iov = { 0 };
+
+		have_rwv2 = !(syscall(__NR_preadv2, -1, &iov, 1, 0UL, 0UL, 0) < 0 &&
+			      errno == ENOSYS);
+	}
 	for (fs = 0; fs < NFS; fs++) {
 		struct stat a, b;
 
