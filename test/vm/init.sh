@@ -109,11 +109,29 @@ if [ -f /proc/sys/kernel/hung_task_timeout_secs ] && [ "$NW_BENCH" != 1 ]; then
 	if echo 'p:nwtimeout blk_mq_rq_timed_out' >> $tr/kprobe_events 2>/dev/null; then
 		echo 1 > $tr/events/kprobes/nwtimeout/enable 2>/dev/null
 	fi
+	# A hung task on a preemptible kernel may be QEMU 7.2's stale
+	# translation (README "Testing"): its CPUs stay preemptible, so no
+	# soft lockup or RCU stall names them.  Every CPU's backtrace first
+	# (the verdict looks for one held at a function's first byte), then
+	# a minute and more for the host to flush QEMU's translations; a hang
+	# that the hung-task detector reports again after that is real.
 	(
+		seen=0
 		while sleep 5; do
-			dmesg | grep -q 'blocked for more than' || [ -f /tmp/stall ] || continue
-			hang_dump
-			break
+			[ -f /tmp/stall ] && { hang_dump; break; }
+			n=$(dmesg | grep -c 'blocked for more than')
+			[ "$n" -gt "$seen" ] || continue
+			if [ "$seen" -gt 0 ] || [ "${NW_UNSTICK:-1}" = 0 ]; then
+				hang_dump
+				break
+			fi
+			echo l > /proc/sysrq-trigger
+			say "# hang: waiting for the host to free CPUs held on a stale translation"
+			sleep 75
+			seen=$n
+			[ "$(dmesg | grep -c 'blocked for more than')" -gt "$seen" ] &&
+				{ hang_dump; break; }
+			say "# hang: tasks moved again after the host's flush"
 		done
 	) &
 fi

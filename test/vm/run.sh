@@ -254,8 +254,9 @@ fi
 mkdir -p "$out/9p"
 
 # --- boot ---
-# the kernel's reports of a CPU that stopped scheduling
-stall_re='soft lockup|rcu_.* stall'
+# the kernel's reports of a CPU that stopped scheduling, and of tasks
+# stuck behind one (a preemptible kernel's only sign: README "Testing")
+stall_re='soft lockup|rcu_.* stall|blocked for more than'
 
 : >"$out/results.log"
 # a debug kernel's ACPI interrupt-link setup takes minutes under TCG
@@ -273,7 +274,7 @@ fi
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=0 sysrq_always_enabled $append"
 nwmod=$MODULE
 [ $refuse = 1 ] && nwmod=refuse
-cmdline="$cmdline NW_MODULE=$nwmod NW_ORDER=$vm_order NW_SWITCHES=${NOWAIT_VM_SWITCHES:-} NW_UNLOAD_CYCLES=${NOWAIT_UNLOAD_CYCLES:-50} NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all} NW_FUZZ=${NOWAIT_FUZZ:-} NW_STRESS=${NOWAIT_STRESS:-} NW_IOSOAK=${NOWAIT_IOSOAK:-}"
+cmdline="$cmdline NW_UNSTICK=${NOWAIT_VM_UNSTICK:-1} NW_MODULE=$nwmod NW_ORDER=$vm_order NW_SWITCHES=${NOWAIT_VM_SWITCHES:-} NW_UNLOAD_CYCLES=${NOWAIT_UNLOAD_CYCLES:-50} NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all} NW_FUZZ=${NOWAIT_FUZZ:-} NW_STRESS=${NOWAIT_STRESS:-} NW_IOSOAK=${NOWAIT_IOSOAK:-}"
 qextra=""
 if [ "${NOWAIT_BENCH:-0}" = 1 ]; then
 	# guest time counts instructions; fio comes from the host's root
