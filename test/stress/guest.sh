@@ -7,9 +7,12 @@
 # files are checked against their shadows, the shadows saved to the host
 # (/mnt/9p), and init scans kmemleak where the kernel has it and cuts the
 # power without unmounting.
+# A second argument of 0 leaves nowait_aio out and sends the same requests
+# without RWF_NOWAIT (the baseline run).
 # verify: after that power cut, the filesystems are mounted again (journal
 # replay) and checked against the saved shadows.
 arg=$1
+withmod=${2:-1}
 k=/sys/kernel/nowait_aio
 if [ "$arg" = verify ]; then
 	/nwstress verify
@@ -20,7 +23,7 @@ if [ "$arg" = verify ]; then
 fi
 
 : >/tmp/cycles
-(
+[ "$withmod" = 0 ] || (
 	n=0
 	while [ ! -f /tmp/stress.stop ]; do
 		if rmmod nowait_aio 2>/dev/null; then
@@ -73,7 +76,8 @@ rc=0
 r=1
 : >/tmp/stress.out
 while :; do
-	/nwstress run $((arg / rounds)) >>/tmp/stress.out 2>&1 || rc=1
+	/nwstress run $((arg / rounds)) $([ "$withmod" = 0 ] && echo plain) \
+		>>/tmp/stress.out 2>&1 || rc=1
 	[ $r -ge $rounds ] && break
 	if ! fs_reload; then
 		echo "not ok stress.fs-reload - xfs and btrfs unmounted, removed, loaded and mounted again: ok vs $(cat /tmp/reload.err)"
@@ -85,7 +89,7 @@ while :; do
 done
 touch /tmp/stress.stop
 wait $cyc
-modprobe nowait_aio 2>/dev/null
+[ "$withmod" = 0 ] || modprobe nowait_aio 2>/dev/null
 cat /tmp/stress.out
 cycles=$(cat /tmp/cycles)
 echo "# stress: ${cycles:-0} load/unload cycles, $reloads reloads of:${fsmods:- none}"

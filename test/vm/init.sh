@@ -217,7 +217,7 @@ if [ -n "$NW_IOSOAK" ]; then
 	finish $?
 fi
 if [ -n "$NW_STRESS" ]; then
-	sh /stress.sh "$NW_STRESS" > $res 2>&1
+	sh /stress.sh "$NW_STRESS" "${NW_MODULE:-0}" > $res 2>&1
 	rc=$?
 	[ "$NW_STRESS" = verify ] && finish $rc
 	# the power cut: no sync, no unmount
