@@ -14,7 +14,11 @@ finding no int3 in memory, sends it back to run it again.  Every CPU that
 calls the function is caught, and the guest stops (RCU stall, soft lockup,
 a task waiting on those CPUs).  Nothing in the guest can end it.
 
-This samples each vCPU's instruction pointer while the guest runs (for
+First it asks the guest for every CPU's backtrace (SysRq l over the
+guest's keyboard): before 4.10 an RCU stall report shows no registers,
+and the NMI backtraces are where the kernel itself names the address a
+CPU is held at (the verdict looks for it there).  Then it samples each
+vCPU's instruction pointer while the guest runs (for
 the record: the addresses where the CPUs are held), then attaches QEMU's
 gdbstub, which stops the VM, and single-steps one vCPU by one
 instruction.  When a step ends, the gdbstub flushes every translation
@@ -117,8 +121,18 @@ def sample_rips(q, rounds):
     return seen
 
 
+def ask_backtraces(q):
+    """SysRq l: the kernel prints each CPU's registers and stack."""
+    r = q.cmd("send-key", keys=[{"type": "qcode", "data": k}
+                                for k in ("alt", "sysrq", "l")])
+    time.sleep(3)
+    print("unstick: asked the guest for every CPU's backtrace (SysRq l)"
+          if "return" in r else f"unstick: SysRq l not sent: {r}")
+
+
 def main():
     q = Qmp(sys.argv[1])
+    ask_backtraces(q)
     seen = sample_rips(q, 20)
     q.hmp(f"gdbserver unix:{sys.argv[2]},server=on,wait=off")
     g = Gdb(sys.argv[2])

@@ -31,8 +31,10 @@ if ! grep -q '^nwsuite-done' "$results"; then
 fi
 stall_re='soft lockup|rcu_.* stall|INFO: task .* blocked for more than'
 # a CPU's report at a function's first byte; before 4.10 the line also
-# carries the address twice: "RIP: 0010:[<...>]  [<...>] vfs_read+0x0/0x130"
-held_re='RIP: 0010:(\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?[A-Za-z0-9_.]+\+0x0/'
+# carries the address twice: "RIP: 0010:[<...>]  [<...>] vfs_read+0x0/0x130",
+# and 4.9's NMI backtrace (SysRq l) has a raw KERN_CONT marker (\001c) in
+# between
+held_re='RIP: 0010:(\[<[0-9a-f]+>\][^[]*\[<[0-9a-f]+>\] )?[A-Za-z0-9_.]+\+0x0/'
 stale=0
 if [ -n "$unstick" ] && grep -q "^unstick: flushed QEMU's translations" "$unstick" 2>/dev/null &&
 	grep -q '^nwsuite-done' "$results" &&
