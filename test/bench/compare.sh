@@ -14,6 +14,7 @@
 #          stall_p99_vs_native=<nowait p99 module / nowait p99 native>
 #          overhead_slat_ratio=<fio, module loaded / unloaded>
 #          refusal_cost_vs_native=<refusal ratio module / refusal ratio native>
+#          nowait_sleeps_per_1000=<module run>/<native run>
 #
 # (one line).  With one argument it prints that run's own bench: line.
 set -u
@@ -43,7 +44,18 @@ function put(key, x) { cnt[key]++; val[key, cnt[key]] = x }
 function ratio(x, y) { return (x != "" && y != "" && y > 0) ? x / y : "" }
 function fmt(x, p) { return x == "" ? "-" : sprintf("%." p "f", x) }
 function gm(name, x) { if (x != "" && x > 0) { gs[name] += log(x); gn[name]++ } }
+function per1000(s, c) { return c > 0 ? sprintf("%.2f", 1000 * s / c) : "-" }
 function gout(name) { return gn[name] ? sprintf("%.2f", exp(gs[name] / gn[name])) : "nan" }
+$2 == "sleeps" {
+	split("", kv)
+	for (i = 3; i <= NF; i++) {
+		split($i, p, "=")
+		kv[p[1]] = p[2]
+	}
+	sc[$1, kv["fs"], kv["mode"]] += kv["calls"]
+	ss[$1, kv["fs"], kv["mode"]] += kv["slept"]
+	if (kv["mode"] == "nowait") { nwc[$1] += kv["calls"]; nws[$1] += kv["slept"] }
+}
 $2 == "stall" || $2 == "refusal" {
 	r = $1
 	split("", kv)
@@ -94,7 +106,18 @@ END {
 		gm("refmed", rm)
 	}
 	print "# refusal_cost_vs_native from the ratio of medians instead of means: " gout("refmed")
+	print "# sleeps: submits during which the loop thread slept, per 1000 submits (all rounds)"
+	printf "# %-6s %10s %10s %10s %10s\n", "fs", "nowait A", "nowait B", "plain A", "plain B"
+	for (f = 1; f <= nfs; f++) {
+		fs = fss[f]
+		printf "# %-6s %10s %10s %10s %10s\n", fs,
+			per1000(ss["A", fs, "nowait"], sc["A", fs, "nowait"]),
+			per1000(ss["B", fs, "nowait"], sc["B", fs, "nowait"]),
+			per1000(ss["A", fs, "plain"], sc["A", fs, "plain"]),
+			per1000(ss["B", fs, "plain"], sc["B", fs, "plain"])
+	}
 	if (over == "") over = "nan"
-	printf "bench: stall_p99_vs_plain=%s stall_p99_vs_native=%s overhead_slat_ratio=%s refusal_cost_vs_native=%s\n",
-		gout("plain"), gout("native"), over, gout("refusal")
+	printf "bench: stall_p99_vs_plain=%s stall_p99_vs_native=%s overhead_slat_ratio=%s refusal_cost_vs_native=%s nowait_sleeps_per_1000=%s/%s\n",
+		gout("plain"), gout("native"), over, gout("refusal"),
+		per1000(nws["A"], nwc["A"]), per1000(nws["B"], nwc["B"])
 }' "${TMPDIR:-/tmp}/compare.$$"

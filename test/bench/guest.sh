@@ -194,6 +194,17 @@ function root(x, n,   y, i) {
 	return y
 }
 function ratio(a, b) { return (a != "" && b != "" && b > 0) ? a / b : "" }
+function per1000(s, c) { return c > 0 ? sprintf("%.2f", 1000 * s / c) : "-" }
+/^sleeps / {
+	split("", kv)
+	for (i = 2; i <= NF; i++) {
+		split($i, p, "=")
+		kv[p[1]] = p[2]
+	}
+	sc[kv["fs"], kv["mode"]] += kv["calls"]
+	ss[kv["fs"], kv["mode"]] += kv["slept"]
+	if (kv["mode"] == "nowait") { nwc += kv["calls"]; nws += kv["slept"] }
+}
 /^stall / || /^refusal / {
 	split("", kv)
 	for (i = 2; i <= NF; i++) {
@@ -242,7 +253,17 @@ END {
 		printf "# %-6s %12.2f %14.2f %9.4f %13.4f\n", fs, med(fs SUBSEP "refe"),
 			med(fs SUBSEP "refo"), med(fs SUBSEP "ref"), med(fs SUBSEP "refm")
 	}
+	print "# sleeps: submits during which the loop thread slept, per 1000 submits (all rounds)"
+	printf "# %-6s %9s %9s %11s\n", "fs", "plain", "nowait", "threadpool"
+	for (f = 1; f <= nfs; f++) {
+		fs = fss[f]
+		if (!((fs, "nowait") in sc)) continue
+		printf "# %-6s %9s %9s %11s\n", fs,
+			per1000(ss[fs, "plain"], sc[fs, "plain"]),
+			per1000(ss[fs, "nowait"], sc[fs, "nowait"]),
+			per1000(ss[fs, "threadpool"], sc[fs, "threadpool"])
+	}
 	vp = ns ? sprintf("%.2f", root(prod, ns)) : "nan"
 	vs = native ? "native" : "see-host"
-	printf "bench: stall_p99_vs_plain=%s stall_p99_vs_native=%s overhead_slat_ratio=%s refusal_cost_vs_native=%s\n", vp, vs, overhead, vs
+	printf "bench: stall_p99_vs_plain=%s stall_p99_vs_native=%s overhead_slat_ratio=%s refusal_cost_vs_native=%s nowait_sleeps_per_1000=%s\n", vp, vs, overhead, vs, per1000(nws, nwc)
 }' $out

@@ -29,7 +29,11 @@
  * Per mode and round it prints
  *   stall fs=F mode=M round=R n=N p50=.. p99=.. p999=.. max=.. tput=.. ...
  * (submit durations in microseconds of guest time, tput in completed
- * requests per second).  Every mode draws its requests from the same
+ * requests per second; slept= counts the submits during which the loop
+ * thread slept: its voluntary context switches, getrusage(RUSAGE_THREAD),
+ * read just outside the timed call), and after the last round per mode
+ *   sleeps fs=F mode=M calls=N slept=N
+ * summed over the rounds.  Every mode draws its requests from the same
  * generator (same seed) on the same file layout, reset between runs.  With
  * --dump, each round's per-submit durations go to DUMPDIR/stall-F-M-rR.txt.
  *
@@ -64,6 +68,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -403,8 +408,17 @@ struct result {
 	long holds;
 	double hold_ms;
 	int fifo;		/* the loop ran SCHED_FIFO */
+	long slept;		/* submits during which the loop slept */
 	struct nowait_stats st;
 };
+
+/* the calling thread's voluntary context switches (it slept) */
+static long nvcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nvcsw;
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -493,6 +507,7 @@ static void run_mode(const struct cfg *c, enum mode m, struct files *f,
 	io_context_t ctx = 0;
 	volatile int stop = 0;
 	uint64_t rng = c->seed, t0, t1, end, start;
+	long sw;
 	int cap = c->qd / c->files, inflight = 0, i, r, fifo = 0;
 	unsigned long lock0 = module_counter("eagain_lock");
 	unsigned long alloc0 = module_counter("eagain_alloc");
@@ -500,6 +515,7 @@ static void run_mode(const struct cfg *c, enum mode m, struct files *f,
 
 	memset(res->kind, 0, MAX_LAT);
 	res->n = res->done = res->errors = res->appends = res->contended = 0;
+	res->slept = 0;
 	memset(&res->st, 0, sizeof(res->st));
 	for (i = 0; i < c->qd; i++) {
 		slots[i].buf = xalloc(BS, 0xa5);
@@ -583,6 +599,7 @@ static void run_mode(const struct cfg *c, enum mode m, struct files *f,
 				res->kind[res->n] += 'A' - 'a';
 				res->contended++;
 			}
+			sw = nvcsw();
 			t0 = now_ns();
 			if (m == M_PLAIN)
 				r = io_submit(ctx, 1, &cbp);
@@ -591,6 +608,7 @@ static void run_mode(const struct cfg *c, enum mode m, struct files *f,
 			else
 				r = pool_submit(&pool, s);
 			t1 = now_ns();
+			res->slept += nvcsw() != sw;
 			res->lat[res->n++] = t1 - t0;
 			if (r == 1) {
 				inflight++;
@@ -685,6 +703,7 @@ static int stall(const struct cfg *c)
 	struct result res;
 	struct files f;
 	uint64_t *sorted;
+	long calls[M_COUNT] = { 0 }, slept[M_COUNT] = { 0 };
 	char name[32];
 	int round, m, i;
 
@@ -710,7 +729,9 @@ static int stall(const struct cfg *c)
 			run_mode(c, m, &f, &res);
 			memcpy(sorted, res.lat, res.n * sizeof(*sorted));
 			qsort(sorted, res.n, sizeof(*sorted), cmp_u64);
-			printf("stall fs=%s mode=%s round=%d n=%ld p50=%.1f p99=%.1f p999=%.1f max=%.1f tput=%.0f contended=%ld appends=%ld errors=%ld holds=%ld hold_ms=%.2f sched=%s",
+			calls[m] += res.n;
+			slept[m] += res.slept;
+			printf("stall fs=%s mode=%s round=%d n=%ld p50=%.1f p99=%.1f p999=%.1f max=%.1f tput=%.0f contended=%ld appends=%ld errors=%ld holds=%ld hold_ms=%.2f sched=%s slept=%ld",
 			       c->fs, mode_name[m], round, res.n,
 			       pct_us(sorted, res.n, 0.50),
 			       pct_us(sorted, res.n, 0.99),
@@ -719,7 +740,7 @@ static int stall(const struct cfg *c)
 			       res.secs > 0 ? res.done / res.secs : 0,
 			       res.contended, res.appends, res.errors,
 			       res.holds, res.hold_ms,
-			       res.fifo ? "fifo" : "other");
+			       res.fifo ? "fifo" : "other", res.slept);
 			if (m == M_NOWAIT)
 				printf(" inline=%lu deferred=%lu eagain_lock=%lu eagain_alloc=%lu eagain_pagecache=%lu",
 				       res.st.inline_done,
@@ -734,6 +755,9 @@ static int stall(const struct cfg *c)
 				dump(c, m, round, &res);
 		}
 	}
+	for (m = 0; m < M_COUNT; m++)
+		printf("sleeps fs=%s mode=%s calls=%ld slept=%ld\n", c->fs,
+		       mode_name[m], calls[m], slept[m]);
 	for (i = 0; i < c->files; i++) {
 		close(f.fd[i]);
 		snprintf(name, sizeof(name), "stall%d.dat", i);
