@@ -115,8 +115,9 @@ static ssize_t nw_aio_begin(struct kiocb *req, struct nw_subst *s, bool write,
 			nw_count(NW_CNT_EOPNOTSUPP);
 			return -EOPNOTSUPP;
 		}
-		if (!nw_defer_sync(req, !(flags & RWF_SYNC)))
-			return -ENOMEM;
+		if (!nw_defer_sync(req, !(flags & RWF_SYNC),
+				   flags & RWF_NOWAIT))
+			return (flags & RWF_NOWAIT) ? -EAGAIN : -ENOMEM;
 		*deferred = true;
 		flags &= ~(RWF_DSYNC | RWF_SYNC);
 	}

@@ -60,7 +60,8 @@ static bool nw_range_in_place(struct inode *inode, loff_t pos, size_t len,
 
 	if (!inode->i_op->fiemap || !len || pos >= inode->i_sb->s_maxbytes)
 		return false;
-	ext = kcalloc(NW_FIEMAP_EXTENTS, sizeof(*ext), GFP_KERNEL);
+	/* a NOWAIT request's path: no reclaim; no memory means "no" (EAGAIN) */
+	ext = kcalloc(NW_FIEMAP_EXTENTS, sizeof(*ext), NW_GFP_NOWAIT);
 	if (!ext)
 		return false;
 	fi.fi_extents_max = NW_FIEMAP_EXTENTS;
@@ -126,11 +127,12 @@ static bool nw_ext4_overwrite(struct inode *inode, loff_t pos, size_t len)
 /*
  * Does the file have a shared (reflinked) extent anywhere?  XFS marks such
  * an inode (XFS_DIFLAG2_REFLINK, private to XFS); its extents are the
- * public trace of that.  Looks at the first 128 extents.
+ * public trace of that.  Looks at the first 128 extents.  1 or 0, or
+ * -EAGAIN when it cannot tell without memory reclaim.
  */
 #define NW_SHARED_SCAN_ROUNDS 8
 
-static bool nw_inode_has_shared(struct inode *inode)
+static int nw_inode_has_shared(struct inode *inode)
 {
 	struct fiemap_extent *ext;
 	struct fiemap_extent_info fi;
@@ -141,10 +143,10 @@ static bool nw_inode_has_shared(struct inode *inode)
 	int err;
 
 	if (!inode->i_op->fiemap)
-		return false;
-	ext = kcalloc(NW_FIEMAP_EXTENTS, sizeof(*ext), GFP_KERNEL);
+		return 0;
+	ext = kcalloc(NW_FIEMAP_EXTENTS, sizeof(*ext), NW_GFP_NOWAIT);
 	if (!ext)
-		return false;
+		return -EAGAIN;	/* no answer without reclaim */
 	for (round = 0; round < NW_SHARED_SCAN_ROUNDS && !shared; round++) {
 		memset(&fi, 0, sizeof(fi));
 		fi.fi_extents_max = NW_FIEMAP_EXTENTS;
@@ -287,6 +289,8 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 	unaligned = fs == NW_FS_XFS &&
 		    ((iocb->ki_pos | count) & (i_blocksize(inode) - 1));
 	if (fs == NW_FS_XFS) {
+		int shared;
+
 		/* XFS's own first answers, before its locks (4.14) */
 		if (q && ((iocb->ki_pos | count) &
 			  (queue_logical_block_size(q) - 1)))
@@ -296,7 +300,10 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 		 * write, which refuses NOWAIT (xfs_file_dio_aio_write's
 		 * -EREMCHG, then xfs_file_buffered_aio_write).
 		 */
-		if (unaligned && nw_inode_has_shared(inode)) {
+		shared = unaligned ? nw_inode_has_shared(inode) : 0;
+		if (shared < 0)
+			return nw_eagain(NW_CNT_EAGAIN_ALLOC);
+		if (shared) {
 			nw_count(NW_CNT_EOPNOTSUPP);
 			return -EOPNOTSUPP;
 		}

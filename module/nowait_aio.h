@@ -132,13 +132,16 @@ static inline void nw_exit(void)
 }
 
 /* --- shared request rules --- */
+/* memory on a NOWAIT request's path: no reclaim, no warning; none: EAGAIN */
+#define NW_GFP_NOWAIT	(GFP_NOWAIT | __GFP_NOWARN)
+
 bool nw_file_nowait_capable(struct file *file);
 bool nw_range_has_page(struct address_space *mapping, loff_t start, loff_t end);
 bool nw_inject_eagain(void);
 void nw_apply_rw_flags(struct kiocb *iocb, unsigned int flags);
 bool nw_sync_by_module(struct kiocb *req);
 bool nw_can_defer_sync(struct kiocb *req);
-bool nw_defer_sync(struct kiocb *req, bool datasync);
+bool nw_defer_sync(struct kiocb *req, bool datasync, bool nowait);
 void nw_defer_sync_cancel(struct kiocb *req);
 ssize_t nw_deferred_sync_finish(struct kiocb *req, ssize_t ret);
 void nw_fs_setup(void);

@@ -93,10 +93,15 @@ static void nw_sync_complete(struct kiocb *req, long res, long res2)
 	queue_work(nw_sync_wq, &s->work);
 }
 
-/* Take over @req's completion; false (nothing changed) on ENOMEM. */
-bool nw_defer_sync(struct kiocb *req, bool datasync)
+/*
+ * Take over @req's completion; false (nothing changed) when there is no
+ * memory: without reclaim for a NOWAIT request (@nowait), which then gets
+ * EAGAIN instead of ENOMEM.
+ */
+bool nw_defer_sync(struct kiocb *req, bool datasync, bool nowait)
 {
-	struct nw_sync_req *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct nw_sync_req *s = kzalloc(sizeof(*s),
+					nowait ? NW_GFP_NOWAIT : GFP_KERNEL);
 	unsigned long irqflags;
 
 	if (!s)
