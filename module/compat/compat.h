@@ -286,6 +286,18 @@ static inline void nw_blk_mq_alloc_data_set_nowait(void *data)
 #endif
 }
 
+/*
+ * get_request(q, op, bio, gfp) since 4.10 (ef295ecf090d merged op and
+ * op_flags); before, (q, op, op_flags, bio, gfp), which nw_get_request()
+ * does not match.  No hook there then, and nothing needs one: per-bio
+ * no-wait allocation wants the 4.10+ block-device DIO completion too.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 10, 0)
+#define NW_GET_REQUEST_WRAPPER nw_get_request
+#else
+#define NW_GET_REQUEST_WRAPPER NULL
+#endif
+
 /* blk-mq scheduler tags (4.11+), where requests come from with an elevator */
 static inline struct blk_mq_tags *nw_hctx_sched_tags(struct request_queue *q,
 						     struct blk_mq_hw_ctx *hctx)
