@@ -17,7 +17,7 @@
  * Cost for iocbs without flags: the do_io_submit trampoline, then the
  * kernel's path unchanged.  The aio_read()/aio_write() hooks are live only
  * while flagged requests are about (demand.c); then they cost plain
- * requests one atomic read.
+ * requests one read of their task's bucket of marks (task.c).
  */
 #include <linux/aio_abi.h>
 #include <linux/aio.h>
@@ -147,7 +147,7 @@ static ssize_t nw_aio_rw(struct kiocb *req, struct iocb *iocb, bool vectored,
 	bool deferred;
 	ssize_t ret;
 
-	if (!s)
+	if (likely(!s))
 		return orig(req, iocb, vectored, compat);
 	ret = nw_aio_begin(req, s, write, &deferred);
 	if (ret)
@@ -167,11 +167,7 @@ ssize_t nw_aio_read(struct kiocb *req, struct iocb *iocb, bool vectored,
 	ssize_t ret;
 
 	nw_enter();
-	if (likely(!atomic_read(&nw_subst_marks.active)))
-		ret = nw_orig_aio_read(req, iocb, vectored, compat);
-	else
-		ret = nw_aio_rw(req, iocb, vectored, compat, false,
-				nw_orig_aio_read);
+	ret = nw_aio_rw(req, iocb, vectored, compat, false, nw_orig_aio_read);
 	nw_exit();
 	return ret;
 }
@@ -182,11 +178,7 @@ ssize_t nw_aio_write(struct kiocb *req, struct iocb *iocb, bool vectored,
 	ssize_t ret;
 
 	nw_enter();
-	if (likely(!atomic_read(&nw_subst_marks.active)))
-		ret = nw_orig_aio_write(req, iocb, vectored, compat);
-	else
-		ret = nw_aio_rw(req, iocb, vectored, compat, true,
-				nw_orig_aio_write);
+	ret = nw_aio_rw(req, iocb, vectored, compat, true, nw_orig_aio_write);
 	nw_exit();
 	return ret;
 }
@@ -205,7 +197,7 @@ static ssize_t nw_aio_run_subst(struct kiocb *req, unsigned int opcode,
 	bool deferred;
 	ssize_t ret;
 
-	if (!s)
+	if (likely(!s))
 		return nw_orig_aio_run_iocb(req, opcode, buf, len, compat);
 	ret = nw_aio_begin(req, s, write, &deferred);
 	if (ret)
@@ -224,10 +216,7 @@ ssize_t nw_aio_run_iocb(struct kiocb *req, unsigned int opcode,
 	ssize_t ret;
 
 	nw_enter();
-	if (likely(!atomic_read(&nw_subst_marks.active)))
-		ret = nw_orig_aio_run_iocb(req, opcode, buf, len, compat);
-	else
-		ret = nw_aio_run_subst(req, opcode, buf, len, compat);
+	ret = nw_aio_run_subst(req, opcode, buf, len, compat);
 	nw_exit();
 	return ret;
 }

@@ -59,8 +59,8 @@ struct request *nw_get_request(struct request_queue *q, unsigned int op,
 	struct request *rq;
 
 	nw_enter();
-	if (likely(!atomic_read(&nw_blk_marks.active)) ||
-	    !nw_check_on[NW_CHECK_CONGESTION] || !nw_bio_is_nowait(bio)) {
+	if (!nw_check_on[NW_CHECK_CONGESTION] ||
+	    likely(!nw_bio_is_nowait(bio))) {
 		rq = nw_orig_get_request(q, op, bio, gfp_mask);
 	} else {
 		rq = nw_orig_get_request(q, op, bio,
@@ -83,8 +83,8 @@ struct request *nw_blk_mq_sched_get_request(struct request_queue *q,
 	int pc = 0;
 
 	nw_enter();
-	nowait = unlikely(atomic_read(&nw_blk_marks.active)) &&
-		 nw_check_on[NW_CHECK_CONGESTION] && nw_bio_is_nowait(bio);
+	nowait = nw_check_on[NW_CHECK_CONGESTION] &&
+		 unlikely(nw_bio_is_nowait(bio));
 	if (nowait) {
 		nw_blk_mq_alloc_data_set_nowait(data);
 		pc = preempt_count();

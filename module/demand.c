@@ -14,37 +14,46 @@
  *
  * A flagged request holds them from nw_demand_get() until its submission
  * returns (nw_demand_put()); that is all the time they are needed, as the
- * module does nothing in a request's completion.  The first flagged
- * request after an idle spell waits while they go in (ftrace patches each
- * site with a breakpoint and three cross-CPU syncs).  The load installs
- * every hook once, so a hook that cannot go in fails the load, and then
- * takes the demand set out again.
+ * module does nothing in a request's completion.  A flagged request that
+ * arrives while they are out is refused with EAGAIN (eagain_warmup) and
+ * queues their install on a workqueue: putting them in takes a mutex and
+ * ftrace's cross-CPU patching (about 10 ms under TCG), a wait that RWF_NOWAIT
+ * promises the caller it will not see.  The caller's fallback runs that
+ * request, as for any refusal, and the next flagged request finds them in.
+ * The load installs every hook once, so a hook that cannot go in fails the
+ * load, and then takes the demand set out again.
  *
- * The lock-free test pairs with the removal as in Dekker's algorithm: a
- * getter counts itself in, then reads nw_demand_on; the remover clears
- * nw_demand_on, then reads the count.  With a full barrier between each
- * pair, one of the two sees the other.
+ * The count of requests holding them is per CPU, so that a flagged request
+ * writes no line another CPU writes.  A getter reads nw_demand_on and counts
+ * itself in with preemption off; the remover clears nw_demand_on and waits
+ * for an RCU-sched grace period, after which every getter that saw it set
+ * is counted and no new one can be.  A request may count in on one CPU and
+ * out on another, so only the sum means anything; read after the grace
+ * period it can be too high (a put not yet seen), never too low.
  */
-#include <linux/atomic.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/workqueue.h>
 
 #include "nowait_aio.h"
 
 unsigned int nw_hook_idle_ms = 10000;
 
-static atomic_t nw_demand_users = ATOMIC_INIT(0);
+static DEFINE_PER_CPU(long, nw_demand_users);
+static DEFINE_PER_CPU(unsigned long, nw_demand_last);	/* jiffies of a put */
 static bool nw_demand_on;		/* the demand set is live */
 static bool nw_demand_stopping;		/* unload: no more installs */
-static unsigned long nw_demand_last;	/* jiffies of the last put */
+static int nw_demand_err;		/* the last install's error */
 static unsigned long nw_demand_installs;	/* for features */
 static u64 nw_demand_install_ns;		/* the last one's duration */
 
 static void nw_demand_idle(struct work_struct *work);
 static DECLARE_DELAYED_WORK(nw_demand_work, nw_demand_idle);
+static void nw_demand_warmup(struct work_struct *work);
+static DECLARE_WORK(nw_demand_install_work, nw_demand_warmup);
 
 static void nw_demand_arm(void)
 {
@@ -53,6 +62,30 @@ static void nw_demand_arm(void)
 	if (ms && !nw_demand_stopping)
 		mod_delayed_work(system_wq, &nw_demand_work,
 				 msecs_to_jiffies(ms));
+}
+
+static void nw_demand_touch(void)
+{
+	unsigned long now = jiffies;
+
+	/* at most one store a tick, to this CPU's own line */
+	if (__this_cpu_read(nw_demand_last) != now)
+		__this_cpu_write(nw_demand_last, now);
+}
+
+/* The latest put on any CPU (or the latest install). */
+static unsigned long nw_demand_last_put(void)
+{
+	int cpu = cpumask_first(cpu_possible_mask);
+	unsigned long last = READ_ONCE(per_cpu(nw_demand_last, cpu));
+
+	for_each_possible_cpu(cpu) {
+		unsigned long t = READ_ONCE(per_cpu(nw_demand_last, cpu));
+
+		if (time_after(t, last))
+			last = t;
+	}
+	return last;
 }
 
 /* Under nw_hooks_mutex. */
@@ -68,17 +101,30 @@ static int nw_demand_install_locked(void)
 	t0 = ktime_get();
 	err = nw_hooks_install(nw_hooks, nw_nr_hooks, NW_HOOKS_DEMAND);
 	nw_demand_install_ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
+	WRITE_ONCE(nw_demand_err, err ? -EOPNOTSUPP : 0);
 	if (err) {
 		pr_warn_ratelimited("cannot install the per-request hooks (%d); flagged requests fail with EOPNOTSUPP\n",
 				    err);
 		return -EOPNOTSUPP;
 	}
 	nw_demand_installs++;
-	WRITE_ONCE(nw_demand_last, jiffies);
+	preempt_disable();
+	nw_demand_touch();
+	preempt_enable();
 	/* the hooks are in before a lock-free getter can see "on" */
 	smp_store_release(&nw_demand_on, true);
 	nw_demand_arm();
 	return 0;
+}
+
+static long nw_demand_count(void)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(nw_demand_users, cpu));
+	return sum;
 }
 
 /* Under nw_hooks_mutex.  -EBUSY while a flagged request holds them. */
@@ -87,8 +133,9 @@ static int nw_demand_remove_locked(void)
 	if (!nw_demand_on)
 		return 0;
 	WRITE_ONCE(nw_demand_on, false);
-	smp_mb();	/* pairs with nw_demand_get() */
-	if (atomic_read(&nw_demand_users)) {
+	/* every getter that saw "on" has counted itself in */
+	synchronize_sched();
+	if (nw_demand_count() > 0) {
 		WRITE_ONCE(nw_demand_on, true);
 		return -EBUSY;
 	}
@@ -96,39 +143,58 @@ static int nw_demand_remove_locked(void)
 	return 0;
 }
 
+static void nw_demand_warmup(struct work_struct *work)
+{
+	mutex_lock(&nw_hooks_mutex);
+	nw_demand_install_locked();
+	mutex_unlock(&nw_hooks_mutex);
+}
+
 /*
  * Before a flagged request goes below the entry point: 0 with the demand
- * set live until nw_demand_put(), or -EOPNOTSUPP when it cannot be (the
- * module is being unloaded, or ftrace refused a hook).
+ * set live until nw_demand_put(); -EAGAIN (counted as eagain_warmup) when
+ * it is out, its install then queued; -EOPNOTSUPP when it cannot go in (the
+ * module is being unloaded, or ftrace refused a hook the last time).
+ * Never sleeps.
  */
 int nw_demand_get(void)
 {
 	int err;
 
-	atomic_inc(&nw_demand_users);
-	smp_mb__after_atomic();	/* pairs with nw_demand_remove_locked() */
-	if (likely(READ_ONCE(nw_demand_on)))
+	preempt_disable();
+	/* acquire: pairs with the install's release, the hooks are in */
+	if (likely(smp_load_acquire(&nw_demand_on))) {
+		__this_cpu_inc(nw_demand_users);
+		preempt_enable();
 		return 0;
-	atomic_dec(&nw_demand_users);
-
-	mutex_lock(&nw_hooks_mutex);
-	err = nw_demand_install_locked();
-	if (!err)
-		atomic_inc(&nw_demand_users);
-	mutex_unlock(&nw_hooks_mutex);
-	return err;
+	}
+	preempt_enable();
+	if (READ_ONCE(nw_demand_stopping))
+		return -EOPNOTSUPP;
+	/*
+	 * Queued from inside the wrapper (nw_enter()): unload waits for every
+	 * wrapper to return before it cancels the work.
+	 */
+	if (!work_pending(&nw_demand_install_work))
+		queue_work(system_wq, &nw_demand_install_work);
+	err = READ_ONCE(nw_demand_err);
+	if (err)
+		return err;
+	nw_count(NW_CNT_EAGAIN_WARMUP);
+	return -EAGAIN;
 }
 
 void nw_demand_put(void)
 {
-	unsigned long now = jiffies;
-
-	/* at most one store a tick: the line is shared by every CPU */
-	if (READ_ONCE(nw_demand_last) != now)
-		WRITE_ONCE(nw_demand_last, now);
-	/* the request's use of the hooks is over before it counts itself out */
-	smp_mb__before_atomic();
-	atomic_dec(&nw_demand_users);
+	/*
+	 * The request's use of the hooks is over before it counts itself
+	 * out: pairs with the remover's grace period and sum.
+	 */
+	smp_mb();
+	preempt_disable();
+	nw_demand_touch();
+	__this_cpu_dec(nw_demand_users);
+	preempt_enable();
 }
 
 static void nw_demand_idle(struct work_struct *work)
@@ -139,7 +205,7 @@ static void nw_demand_idle(struct work_struct *work)
 	if (!ms)
 		return;
 	mutex_lock(&nw_hooks_mutex);
-	due = READ_ONCE(nw_demand_last) + msecs_to_jiffies(ms);
+	due = nw_demand_last_put() + msecs_to_jiffies(ms);
 	if (nw_demand_on && !nw_demand_stopping) {
 		if (time_before(jiffies, due))
 			mod_delayed_work(system_wq, &nw_demand_work,
@@ -188,10 +254,14 @@ int nw_demand_set_idle(unsigned int ms)
  */
 void nw_demand_init(void)
 {
+	int cpu;
+
 	mutex_lock(&nw_hooks_mutex);
 	nw_demand_stopping = false;
 	nw_demand_on = true;
-	WRITE_ONCE(nw_demand_last, jiffies);
+	nw_demand_err = 0;
+	for_each_possible_cpu(cpu)
+		per_cpu(nw_demand_last, cpu) = jiffies;
 	if (READ_ONCE(nw_hook_idle_ms) && nw_demand_remove_locked())
 		nw_demand_arm();
 	mutex_unlock(&nw_hooks_mutex);
@@ -219,8 +289,18 @@ void nw_demand_exit(void)
 		if (!busy)
 			break;
 		if (++waited % 50 == 0)
-			pr_info("unload: waiting for %d flagged request(s) being submitted\n",
-				atomic_read(&nw_demand_users));
+			pr_info("unload: waiting for %ld flagged request(s) being submitted\n",
+				nw_demand_count());
 		msleep(20);
 	}
+}
+
+/*
+ * Unload, after every wrapper returned (nw_hooks_wait_idle()): no getter
+ * can queue the install any more.  With nw_demand_stopping set, a run of it
+ * that is still pending does nothing; wait for it to finish.
+ */
+void nw_demand_release(void)
+{
+	cancel_work_sync(&nw_demand_install_work);
 }

@@ -208,6 +208,7 @@ static void __exit nw_exit_module(void)
 	mutex_unlock(&nw_hooks_mutex);
 	nw_demand_exit();
 	nw_hooks_wait_idle();
+	nw_demand_release();
 	/* filesystem modules may come and go until here */
 	nw_owners_exit();
 	mutex_lock(&nw_hooks_mutex);

@@ -32,6 +32,7 @@ enum nw_counter {
 	NW_CNT_EAGAIN_ALLOC,
 	NW_CNT_EAGAIN_CONGESTION,
 	NW_CNT_EAGAIN_INJECTED,
+	NW_CNT_EAGAIN_WARMUP,	/* per-request hooks were out (demand.c) */
 	NW_CNT_EOPNOTSUPP,	/* refused: unsupported file or flag */
 	NW_CNT_EINVAL,		/* refused: invalid request */
 	NW_NR_COUNTERS,
@@ -112,6 +113,7 @@ int nw_demand_get(void);
 void nw_demand_put(void);
 void nw_demand_init(void);
 void nw_demand_exit(void);
+void nw_demand_release(void);
 int nw_demand_set_idle(unsigned int ms);
 size_t nw_demand_show(char *buf, size_t len);
 size_t nw_features_show(char *buf, size_t len);
@@ -156,14 +158,21 @@ struct nw_mark {
 	struct nw_mark *next;
 };
 
-struct nw_marks {
+/* A set of marks, hashed by task: a task writes only its own bucket. */
+#define NW_MARK_BITS 6
+#define NW_MARK_BUCKETS (1 << NW_MARK_BITS)
+struct nw_mark_bucket {
 	spinlock_t lock;
 	struct nw_mark *head;
-	atomic_t active;
+} ____cacheline_aligned_in_smp;
+
+struct nw_marks {
+	struct nw_mark_bucket b[NW_MARK_BUCKETS];
 };
 
-#define NW_MARKS_INIT(name) { \
-	.lock = __SPIN_LOCK_UNLOCKED(name.lock), .active = ATOMIC_INIT(0) }
+#define NW_MARKS_INIT(name) {						\
+	.b = { [0 ... NW_MARK_BUCKETS - 1] = {				\
+		.lock = __SPIN_LOCK_UNLOCKED(name.b.lock) } } }
 
 void nw_mark_push(struct nw_marks *m, struct nw_mark *mark);
 void nw_mark_pop(struct nw_marks *m, struct nw_mark *mark);

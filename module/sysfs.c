@@ -110,6 +110,7 @@ NW_COUNTER_ATTR(eagain_pagecache, NW_CNT_EAGAIN_PAGECACHE);
 NW_COUNTER_ATTR(eagain_alloc, NW_CNT_EAGAIN_ALLOC);
 NW_COUNTER_ATTR(eagain_congestion, NW_CNT_EAGAIN_CONGESTION);
 NW_COUNTER_ATTR(eagain_injected, NW_CNT_EAGAIN_INJECTED);
+NW_COUNTER_ATTR(eagain_warmup, NW_CNT_EAGAIN_WARMUP);
 NW_COUNTER_ATTR(refused_eopnotsupp, NW_CNT_EOPNOTSUPP);
 NW_COUNTER_ATTR(refused_einval, NW_CNT_EINVAL);
 
@@ -138,6 +139,7 @@ static struct attribute *nw_attrs[] = {
 	&nw_attr_eagain_alloc.attr,
 	&nw_attr_eagain_congestion.attr,
 	&nw_attr_eagain_injected.attr,
+	&nw_attr_eagain_warmup.attr,
 	&nw_attr_refused_eopnotsupp.attr,
 	&nw_attr_refused_einval.attr,
 	&nw_attr_features.attr,

@@ -2,54 +2,67 @@
 /*
  * Per-task marks: "this task is inside X" for the duration of one call,
  * for hooks further down the same call chain.  A mark lives on the
- * caller's stack; the registry is a short list under a spinlock (taken
- * with interrupts off: the block-layer hooks run under queue locks), and
- * an atomic count lets every hook skip the lookup when no mark exists.
+ * caller's stack.  A set of marks is a table of short lists hashed by
+ * task, each under its own spinlock (taken with interrupts off: the
+ * block-layer hooks run under queue locks) on its own cache line, so that
+ * tasks on different CPUs do not share a line, and a hook whose task has
+ * no mark reads one line and writes nothing.
+ *
+ * The lookup may read a bucket's head without the lock: a task's own push
+ * comes before its own lookups, so while it has a mark the head it reads
+ * is not NULL; a NULL head can only hide other tasks' marks.
  */
+#include <linux/hash.h>
 #include <linux/sched.h>
 
 #include "nowait_aio.h"
 
+static struct nw_mark_bucket *nw_mark_bucket(struct nw_marks *m)
+{
+	return &m->b[hash_ptr(current, NW_MARK_BITS)];
+}
+
 void nw_mark_push(struct nw_marks *m, struct nw_mark *mark)
 {
+	struct nw_mark_bucket *b = nw_mark_bucket(m);
 	unsigned long flags;
 
 	mark->task = current;
-	spin_lock_irqsave(&m->lock, flags);
-	mark->next = m->head;
-	m->head = mark;
-	spin_unlock_irqrestore(&m->lock, flags);
-	atomic_inc(&m->active);
+	spin_lock_irqsave(&b->lock, flags);
+	mark->next = b->head;
+	WRITE_ONCE(b->head, mark);
+	spin_unlock_irqrestore(&b->lock, flags);
 }
 
 void nw_mark_pop(struct nw_marks *m, struct nw_mark *mark)
 {
+	struct nw_mark_bucket *b = nw_mark_bucket(m);
 	struct nw_mark **p;
 	unsigned long flags;
 
-	spin_lock_irqsave(&m->lock, flags);
-	for (p = &m->head; *p; p = &(*p)->next) {
+	spin_lock_irqsave(&b->lock, flags);
+	for (p = &b->head; *p; p = &(*p)->next) {
 		if (*p == mark) {
-			*p = mark->next;
+			WRITE_ONCE(*p, mark->next);
 			break;
 		}
 	}
-	spin_unlock_irqrestore(&m->lock, flags);
-	atomic_dec(&m->active);
+	spin_unlock_irqrestore(&b->lock, flags);
 }
 
 /* The current task's mark, or NULL. */
 struct nw_mark *nw_mark_find(struct nw_marks *m)
 {
+	struct nw_mark_bucket *b = nw_mark_bucket(m);
 	struct nw_mark *mark;
 	unsigned long flags;
 
-	if (likely(!atomic_read(&m->active)))
+	if (likely(!READ_ONCE(b->head)))
 		return NULL;
-	spin_lock_irqsave(&m->lock, flags);
-	for (mark = m->head; mark; mark = mark->next)
+	spin_lock_irqsave(&b->lock, flags);
+	for (mark = b->head; mark; mark = mark->next)
 		if (mark->task == current)
 			break;
-	spin_unlock_irqrestore(&m->lock, flags);
+	spin_unlock_irqrestore(&b->lock, flags);
 	return mark;
 }

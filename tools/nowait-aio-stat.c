@@ -42,12 +42,12 @@
 /* the counters, in the order of the columns; "eagain" is their EAGAIN sum */
 enum {
 	C_ACCEPTED, C_LOCK, C_PAGECACHE, C_ALLOC, C_CONGESTION, C_INJECTED,
-	C_EOPNOTSUPP, C_EINVAL, NR_COUNTERS
+	C_WARMUP, C_EOPNOTSUPP, C_EINVAL, NR_COUNTERS
 };
 static const char *const counter_file[NR_COUNTERS] = {
 	"accepted", "eagain_lock", "eagain_pagecache", "eagain_alloc",
-	"eagain_congestion", "eagain_injected", "refused_eopnotsupp",
-	"refused_einval",
+	"eagain_congestion", "eagain_injected", "eagain_warmup",
+	"refused_eopnotsupp", "refused_einval",
 };
 
 /* the switches, as their files name them */
@@ -238,15 +238,15 @@ static int take_sample(struct sample *s, int was_running)
 static unsigned long eagain_sum(const unsigned long *c)
 {
 	return c[C_LOCK] + c[C_PAGECACHE] + c[C_ALLOC] + c[C_CONGESTION] +
-	       c[C_INJECTED];
+	       c[C_INJECTED] + c[C_WARMUP];
 }
 
 static void print_header(const char *what)
 {
 	printf("-state---- %s\n", what);
-	printf("%-2s %-7s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "en", "hooks",
-	       "accepted", "eagain", "lock", "pcache", "alloc", "congest",
-	       "inject", "notsup", "inval");
+	printf("%-2s %-7s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "en",
+	       "hooks", "accepted", "eagain", "lock", "pcache", "alloc",
+	       "congest", "inject", "warmup", "notsup", "inval");
 }
 
 static void print_state(const struct sample *s)
@@ -261,10 +261,10 @@ static void print_totals(const struct sample *s)
 	const unsigned long *c = s->cnt;
 
 	print_state(s);
-	printf(" %8lu %8lu %8lu %8lu %8lu %8lu %8lu %8lu %8lu\n",
+	printf(" %8lu %8lu %8lu %8lu %8lu %8lu %8lu %8lu %8lu %8lu\n",
 	       c[C_ACCEPTED], eagain_sum(c), c[C_LOCK], c[C_PAGECACHE],
-	       c[C_ALLOC], c[C_CONGESTION], c[C_INJECTED], c[C_EOPNOTSUPP],
-	       c[C_EINVAL]);
+	       c[C_ALLOC], c[C_CONGESTION], c[C_INJECTED], c[C_WARMUP],
+	       c[C_EOPNOTSUPP], c[C_EINVAL]);
 }
 
 /*
@@ -288,13 +288,14 @@ static void print_rates(const struct sample *prev, const struct sample *cur)
 		secs = 1e-9;
 	for (i = 0; i < NR_COUNTERS; i++) {
 		r[i] = (double)delta(cur->cnt[i], prev->cnt[i]) / secs;
-		if (i >= C_LOCK && i <= C_INJECTED)
+		if (i >= C_LOCK && i <= C_WARMUP)
 			eagain += r[i];
 	}
 	print_state(cur);
-	printf(" %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n",
+	printf(" %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n",
 	       r[C_ACCEPTED], eagain, r[C_LOCK], r[C_PAGECACHE], r[C_ALLOC],
-	       r[C_CONGESTION], r[C_INJECTED], r[C_EOPNOTSUPP], r[C_EINVAL]);
+	       r[C_CONGESTION], r[C_INJECTED], r[C_WARMUP], r[C_EOPNOTSUPP],
+	       r[C_EINVAL]);
 }
 
 static void json_string(const char *s, size_t n)
