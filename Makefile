@@ -154,7 +154,7 @@ clean-pkg:
 	$(MAKE) -C lib clean
 	rm -f $(TOOLS) lib/nowait.pc
 
-# event-loop stall, refusal cost, fio in one boot (test/bench); REF=<native kver> on the command line adds its run, compare.sh and *_vs_native
+# event-loop stall, refusal cost, fio in one boot (test/bench), then the SMP scaling in a second (NW_BENCH_SCALE=0 skips it); REF=<native kver> on the command line adds its runs, compare.sh, scale-compare.sh and *_vs_native
 bench:
 	@ref='$(if $(filter command line environment environment override,$(origin REF)),$(REF))'; \
 	rc=0; out=$${NOWAIT_OUT:-test/vm/out}; \
@@ -166,6 +166,14 @@ bench:
 	fi; \
 	[ -z "$$a" ] || bash test/bench/plot.sh "$$a" $$b || true; \
 	[ -z "$$a" ] || [ -z "$$b" ] || bash test/bench/compare.sh "$$a/results.txt" "$$b/results.txt" || rc=1; \
+	[ "$${NW_BENCH_SCALE:-1}" = 0 ] && exit $$rc; \
+	NOWAIT_BENCH=scale bash test/vm/run.sh $(KVER) $(MODULE) || rc=1; \
+	a=$$(ls -td "$$out/$(KVER)"-*-scale 2>/dev/null | head -n 1); b=; \
+	if [ -n "$$ref" ]; then \
+		NOWAIT_BENCH=scale bash test/vm/run.sh "$$ref" 0 || rc=1; \
+		b=$$(ls -td "$$out/$$ref"-*-scale 2>/dev/null | head -n 1); \
+	fi; \
+	[ -z "$$a" ] || bash test/bench/scale-compare.sh "$$a/results.txt" $${b:+"$$b/results.txt"} || rc=1; \
 	exit $$rc
 
 conformance:

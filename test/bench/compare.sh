@@ -15,6 +15,7 @@
 #          overhead_slat_ratio=<fio, module loaded / unloaded>
 #          refusal_cost_vs_native=<refusal ratio module / refusal ratio native>
 #          nowait_sleeps_per_1000=<module run>/<native run>
+#          nowait_cpu_vs_threadpool_nap=<module run, napping loop>
 #
 # (one line).  With one argument it prints that run's own bench: line.
 set -u
@@ -77,8 +78,10 @@ $1 == "A" && $2 == "bench:" {
 		if ($i ~ /^overhead_slat_ratio=/) { over = $i; sub(/.*=/, "", over) }
 }
 $1 == "A" && $2 == "#" && $3 == "fio:" && over == "" {
-	for (i = 4; i <= NF; i++)
+	for (i = 4; i <= NF; i++) {
 		if ($i ~ /^overhead_slat_ratio=/) { over = $i; sub(/.*=/, "", over) }
+		if ($i ~ /^nowait_cpu_vs_threadpool_nap=/) { cvt = $i; sub(/.*=/, "", cvt) }
+	}
 }
 END {
 	print "# compare: A = " la
@@ -117,7 +120,8 @@ END {
 			per1000(ss["B", fs, "plain"], sc["B", fs, "plain"])
 	}
 	if (over == "") over = "nan"
-	printf "bench: stall_p99_vs_plain=%s stall_p99_vs_native=%s overhead_slat_ratio=%s refusal_cost_vs_native=%s nowait_sleeps_per_1000=%s/%s\n",
+	if (cvt == "") cvt = "nan"
+	printf "bench: stall_p99_vs_plain=%s stall_p99_vs_native=%s overhead_slat_ratio=%s refusal_cost_vs_native=%s nowait_sleeps_per_1000=%s/%s nowait_cpu_vs_threadpool_nap=%s\n",
 		gout("plain"), gout("native"), over, gout("refusal"),
-		per1000(nws["A"], nwc["A"]), per1000(nws["B"], nwc["B"])
+		per1000(nws["A"], nwc["A"]), per1000(nws["B"], nwc["B"]), cvt
 }' "${TMPDIR:-/tmp}/compare.$$"

@@ -18,7 +18,9 @@
 #    durations of a loop writing to a file whose inode lock two other
 #    threads hold with long buffered writes, in modes plain, nowait
 #    (libnowait) and threadpool; every round's raw durations go to the
-#    host through /mnt/9p (for test/bench/plot.sh).
+#    host through /mnt/9p (for test/bench/plot.sh).  Its cost lines: CPU
+#    and context switches per completed request, submit-to-completion
+#    time (the busy loop's are measured in the scale boot).
 # 3. /stall --refusal: the time io_submit takes to refuse a NOWAIT write
 #    (into a hole) against a NOWAIT overwrite that goes ahead.
 # 4. /stall --submit: the submit path again, as medians of single
@@ -27,9 +29,122 @@
 #    NW_BENCH_SUBMIT=0 skips it; NW_BENCH_STALL=0 skips 2 and 3.
 #
 # Last line: bench: stall_p99_vs_plain=.. stall_p99_vs_native=..
-# overhead_slat_ratio=.. refusal_cost_vs_native=..; the *_vs_native figures
-# need a native run and come from the host (test/bench/compare.sh).
+# overhead_slat_ratio=.. refusal_cost_vs_native=.. nowait_sleeps_per_1000=..
+# nowait_cpu_vs_threadpool_nap=..; the *_vs_native figures need a native run
+# and come from the host (test/bench/compare.sh).
 [ -f /bench.env ] && . /bench.env
+[ "${NW_BENCH_FS:-all}" = all ] && NW_BENCH_FS="ext4 xfs btrfs"
+
+# awk helpers of the tables below: med(key) of the values put(key, x);
+# root(x, n), the n-th root (busybox awk has no math)
+stats_awk='
+function med(key,   n, i, j, t, v) {
+	n = cnt[key]
+	if (!n) return ""
+	for (i = 1; i <= n; i++) v[i] = val[key, i]
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+		}
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+function put(key, x) { cnt[key]++; val[key, cnt[key]] = x }
+# busybox awk has no math: n-th root by Newton, from above
+function ipow(x, n,   r, i) { r = 1; for (i = 0; i < n; i++) r *= x; return r }
+function root(x, n,   y, i) {
+	if (x <= 0 || n < 1) return 0
+	y = x > 1 ? x : 1
+	for (i = 0; i < 500; i++) y -= (ipow(y, n) - x) / (n * ipow(y, n - 1))
+	return y
+}
+'
+
+# `sh /bench.sh scale` (NOWAIT_BENCH=scale: plain TCG, 4 vCPUs): N event
+# loops, one per vCPU, each writing RWF_NOWAIT overwrites to its own file
+# (stall.c --scale).  The module, when there is one, stays loaded with its
+# per-request hooks in (init.sh sets hook_idle_ms=0).  Per fs and N, the
+# median over rounds of the aggregate submits per second of guest time,
+# and smp_scaling = rate at N / rate at 1; then per fs the cost of each
+# stall mode with a busy loop (NW_BENCH_BUSY=0 skips it); last line
+#   bench-scale: smp_scaling_2=<x> smp_scaling_4=<y> nowait_cpu_vs_threadpool=<z>
+# (geometric means over filesystems).  The host compares two runs.
+if [ "${1:-}" = scale ]; then
+	out=/tmp/scale.out
+	: >$out
+	echo "# scale: $(grep -c ^processor /proc/cpuinfo) vCPUs; module: $(grep '^demand ' /sys/kernel/nowait_aio/features 2>/dev/null || echo none)"
+	for fs in $(echo "$NW_BENCH_FS" | tr ',' ' '); do
+		/stall --scale /mnt/$fs $fs 2>&1 | tee -a $out
+	done
+	# the busy loop's cost per request (stall.c: cost lines), here rather
+	# than under -icount: there its 16 requests in flight and eight
+	# workers stranded writeback I/O in the guest's queues (QEMU 7.2's
+	# single-threaded TCG, README "Testing"); only the cost lines count
+	for fs in $(echo "$NW_BENCH_FS" | tr ',' ' '); do
+		[ "${NW_BENCH_BUSY:-1}" = 0 ] && break
+		NW_STALL_THINK_US=0 NW_BENCH_SPIN=0 /stall --stall /mnt/$fs $fs 2>&1 |
+			grep '^cost ' | tee -a $out
+	done
+	awk "$stats_awk"'
+/^scale / {
+	split("", kv)
+	for (i = 2; i <= NF; i++) { split($i, p, "="); kv[p[1]] = p[2] }
+	fs = kv["fs"]; n = kv["threads"]
+	if (!(fs in seen)) { seen[fs] = 1; fss[++nfs] = fs }
+	if (!(n in seenn)) { seenn[n] = 1; nsv[++nn] = n }
+	k = fs SUBSEP n; cnt[k]++; val[k, cnt[k]] = kv["rate"]
+	k = fs SUBSEP n SUBSEP "us"; cnt[k]++; val[k, cnt[k]] = kv["submit_p50_us"]
+	eag[fs] += kv["eagain"]
+}
+/^cost / {
+	split("", kv)
+	for (i = 2; i <= NF; i++) { split($i, p, "="); kv[p[1]] = p[2] }
+	k = kv["fs"] SUBSEP kv["mode"]
+	if (!(kv["fs"] in cfs)) { cfs[kv["fs"]] = 1; cfl[++ncf] = kv["fs"] }
+	put(k SUBSEP "cpu", kv["cpu_us_per_req"]); put(k SUBSEP "csw", kv["csw_per_req"])
+	put(k SUBSEP "d50", kv["done_p50_us"]); put(k SUBSEP "d99", kv["done_p99_us"])
+	put(k SUBSEP "tput", kv["tput"])
+}
+END {
+	print "# scale: aggregate NOWAIT submits/s and io_submit median (us), medians of rounds; xR = rate at N / rate at 1"
+	for (f = 1; f <= nfs; f++) {
+		fs = fss[f]; r1 = med(fs SUBSEP 1)
+		line = sprintf("# %-6s", fs)
+		for (i = 1; i <= nn; i++) {
+			r = med(fs SUBSEP nsv[i])
+			x = (r1 > 0) ? r / r1 : 0
+			us = med(fs SUBSEP nsv[i] SUBSEP "us")
+			line = line sprintf("  N=%s %7.0f/s x%.2f %6.1fus", nsv[i], r, x, us)
+			if (x > 0) { prod[nsv[i]] = np[nsv[i]] ? prod[nsv[i]] * x : x; np[nsv[i]]++ }
+			printf "scaling fs=%s threads=%s rate=%.0f smp_scaling=%.4f submit_p50_us=%.2f\n", fs, nsv[i], r, x, us
+		}
+		print line "  eagain=" eag[fs]
+	}
+	print "# cost, busy loop: per completed request, CPU time and context switches of the loop and its workers, submit-to-completion (medians of rounds)"
+	printf "# %-6s %-10s %9s %9s %11s %11s %7s\n", "fs", "mode", "cpu_us", "csw", "done_p50us", "done_p99us", "tput"
+	for (f = 1; f <= ncf; f++) {
+		fs = cfl[f]
+		split("plain nowait threadpool", ms, " ")
+		for (m = 1; m <= 3; m++) {
+			k = fs SUBSEP ms[m]
+			if (med(k SUBSEP "cpu") == "") continue
+			printf "# %-6s %-10s %9.2f %9.3f %11.1f %11.1f %7.0f\n", fs, ms[m], med(k SUBSEP "cpu"),
+				med(k SUBSEP "csw"), med(k SUBSEP "d50"), med(k SUBSEP "d99"), med(k SUBSEP "tput")
+		}
+		a = med(fs SUBSEP "nowait" SUBSEP "cpu"); b = med(fs SUBSEP "threadpool" SUBSEP "cpu")
+		if (a != "" && b > 0) {
+			printf "# %-6s nowait/threadpool cpu per request: %.3f\n", fs, a / b
+			cp = ncp ? cp * (a / b) : a / b; ncp++
+		}
+	}
+	out = "bench-scale:"
+	for (i = 1; i <= nn; i++)
+		if (nsv[i] != 1)
+			out = out sprintf(" smp_scaling_%s=%.4f", nsv[i], np[nsv[i]] ? root(prod[nsv[i]], np[nsv[i]]) : 0)
+	out = out sprintf(" nowait_cpu_vs_threadpool=%s", ncp ? sprintf("%.3f", root(cp, ncp)) : "nan")
+	print out
+}' $out
+	exit 0
+fi
 mkdir -p /host
 mount -t 9p -o trans=virtio,version=9p2000.L,ro hostroot /host || { echo "bench: no host root"; exit 1; }
 L=/host/lib/x86_64-linux-gnu:/host/usr/lib/x86_64-linux-gnu:/host/usr/lib/x86_64-linux-gnu/ceph
@@ -56,7 +171,6 @@ mean() { echo "$@" | tr ' ' '\n' | awk 'NF { s += $1; n++ } END { if (n) printf 
 spread() { echo "$@" | tr ' ' '\n' | awk 'NF { if (min == "" || $1 < min) min = $1; if ($1 > max) max = $1 } END { printf "%.0f-%.0f", min, max }'; }
 
 all_over="" all_nw=""
-[ "${NW_BENCH_FS:-all}" = all ] && NW_BENCH_FS="ext4 xfs btrfs"
 # a list on the kernel command line is comma-separated
 NW_BENCH_FS=$(echo "$NW_BENCH_FS" | tr ',' ' ')
 if [ "${NW_BENCH_FIO:-1}" = 0 ]; then
@@ -173,26 +287,7 @@ fi
 
 # the table: per fs, the median over rounds; across filesystems, the
 # geometric mean of the per-fs ratios
-awk -v native=$native -v overhead="$overhead" '
-function med(key,   n, i, j, t, v) {
-	n = cnt[key]
-	if (!n) return ""
-	for (i = 1; i <= n; i++) v[i] = val[key, i]
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
-			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
-		}
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
-function put(key, x) { cnt[key]++; val[key, cnt[key]] = x }
-# busybox awk has no math: n-th root by Newton, from above
-function ipow(x, n,   r, i) { r = 1; for (i = 0; i < n; i++) r *= x; return r }
-function root(x, n,   y, i) {
-	if (x <= 0 || n < 1) return 0
-	y = x > 1 ? x : 1
-	for (i = 0; i < 500; i++) y -= (ipow(y, n) - x) / (n * ipow(y, n - 1))
-	return y
-}
+awk -v native=$native -v overhead="$overhead" "$stats_awk"'
 function ratio(a, b) { return (a != "" && b != "" && b > 0) ? a / b : "" }
 function per1000(s, c) { return c > 0 ? sprintf("%.2f", 1000 * s / c) : "-" }
 /^sleeps / {
@@ -204,6 +299,21 @@ function per1000(s, c) { return c > 0 ? sprintf("%.2f", 1000 * s / c) : "-" }
 	sc[kv["fs"], kv["mode"]] += kv["calls"]
 	ss[kv["fs"], kv["mode"]] += kv["slept"]
 	if (kv["mode"] == "nowait") { nwc += kv["calls"]; nws += kv["slept"] }
+}
+/^cost / {
+	split("", kv)
+	for (i = 2; i <= NF; i++) {
+		split($i, p, "=")
+		kv[p[1]] = p[2]
+	}
+	k = kv["fs"] SUBSEP kv["mode"] SUBSEP kv["loop"]
+	if (!(k in cseen)) { cseen[k] = 1 }
+	put(k SUBSEP "cpu", kv["cpu_us_per_req"])
+	put(k SUBSEP "csw", kv["csw_per_req"])
+	put(k SUBSEP "d50", kv["done_p50_us"])
+	put(k SUBSEP "d99", kv["done_p99_us"])
+	put(k SUBSEP "tput", kv["tput"])
+	next
 }
 /^stall / || /^refusal / {
 	split("", kv)
@@ -263,7 +373,31 @@ END {
 			per1000(ss[fs, "nowait"], sc[fs, "nowait"]),
 			per1000(ss[fs, "threadpool"], sc[fs, "threadpool"])
 	}
+	print "# cost: per completed request, the CPU time and context switches of the loop and its workers, and submit-to-completion time (medians of rounds)"
+	printf "# %-6s %-10s %-4s %9s %9s %11s %11s %7s\n", "fs", "mode", "loop", "cpu_us", "csw", "done_p50us", "done_p99us", "tput"
+	cn = 0; cb = 0
+	for (f = 1; f <= nfs; f++) {
+		fs = fss[f]
+		split("nap busy", ls, " ")
+		for (li = 1; li <= 2; li++) {
+			split("plain nowait threadpool", ms, " ")
+			for (k = 1; k <= 3; k++) {
+				key = fs SUBSEP ms[k] SUBSEP ls[li]
+				if (!(key in cseen)) continue
+				printf "# %-6s %-10s %-4s %9.2f %9.3f %11.1f %11.1f %7.0f\n", fs, ms[k], ls[li],
+					med(key SUBSEP "cpu"), med(key SUBSEP "csw"), med(key SUBSEP "d50"),
+					med(key SUBSEP "d99"), med(key SUBSEP "tput")
+			}
+			r = ratio(med(fs SUBSEP "nowait" SUBSEP ls[li] SUBSEP "cpu"),
+				  med(fs SUBSEP "threadpool" SUBSEP ls[li] SUBSEP "cpu"))
+			if (r == "") continue
+			printf "# %-6s nowait/threadpool cpu per request, %s loop: %.3f\n", fs, ls[li], r
+			if (ls[li] == "busy") { cprod = cb ? cprod * r : r; cb++ }
+			else { nprod = cn ? nprod * r : r; cn++ }
+		}
+	}
+	cvb = cn ? sprintf("%.3f", root(nprod, cn)) : "nan"
 	vp = ns ? sprintf("%.2f", root(prod, ns)) : "nan"
 	vs = native ? "native" : "see-host"
-	printf "bench: stall_p99_vs_plain=%s stall_p99_vs_native=%s overhead_slat_ratio=%s refusal_cost_vs_native=%s nowait_sleeps_per_1000=%s\n", vp, vs, overhead, vs, per1000(nws, nwc)
+	printf "bench: stall_p99_vs_plain=%s stall_p99_vs_native=%s overhead_slat_ratio=%s refusal_cost_vs_native=%s nowait_sleeps_per_1000=%s nowait_cpu_vs_threadpool_nap=%s\n", vp, vs, overhead, vs, per1000(nws, nwc), cvb
 }' $out

@@ -5,6 +5,7 @@
  *   stall --stall DIR FS [--dump DUMPDIR]
  *   stall --refusal DIR FS
  *   stall --submit DIR FS [nowait]
+ *   stall --scale DIR FS
  *
  * --stall: one loop thread submits 4 KiB O_DIRECT writes to NW_STALL_FILES
  * files in DIR (stall0.dat, stall1.dat, ...), a mix of overwrites of
@@ -70,6 +71,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -234,6 +236,68 @@ static int set_fifo(int on)
 	return sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, &sp);
 }
 
+/*
+ * What a mode costs: the process's CPU time and context switches
+ * (getrusage(RUSAGE_SELF): every thread, live or exited) over a run, less
+ * those of the threads that are not the mode's (the antagonists, which
+ * count their own, and the SCHED_IDLE spinner, read from outside).
+ */
+struct usage {
+	double cpu_us;
+	long csw;
+};
+
+static pid_t spin_tid;			/* the spinner, 0 if none */
+static pthread_t spin_th;
+
+static void usage_self(struct usage *u)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	u->cpu_us = ru.ru_utime.tv_sec * 1e6 + ru.ru_utime.tv_usec +
+		    ru.ru_stime.tv_sec * 1e6 + ru.ru_stime.tv_usec;
+	u->csw = ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+static void usage_thread(struct usage *u)
+{
+	struct rusage ru;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	getrusage(RUSAGE_THREAD, &ru);
+	u->cpu_us = ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+	u->csw = ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+static void usage_spinner(struct usage *u)
+{
+	char path[64], line[128];
+	struct timespec ts;
+	clockid_t cid;
+	FILE *f;
+
+	memset(u, 0, sizeof(*u));
+	if (!spin_tid)
+		return;
+	if (!pthread_getcpuclockid(spin_th, &cid) &&
+	    !clock_gettime(cid, &ts))
+		u->cpu_us = ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)spin_tid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		long v;
+
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+			u->csw += v;
+	}
+	fclose(f);
+}
+
 /* ---- the antagonists ---- */
 
 struct presser {
@@ -246,6 +310,7 @@ struct presser {
 	char *buf;
 	long writes;
 	uint64_t write_ns;	/* holders: time inside pwrite() */
+	struct usage used;	/* its own CPU time and switches, at exit */
 };
 
 static void pwrite_all(int fd, const char *b, size_t len, off_t off)
@@ -264,9 +329,11 @@ static void pwrite_all(int fd, const char *b, size_t len, off_t off)
 static void *presser_main(void *arg)
 {
 	struct presser *p = arg;
+	struct usage u0;
 	uint64_t t;
 	off_t o;
 
+	usage_thread(&u0);
 	while (!*p->stop) {
 		if (p->kind == 2) {
 			/* dirty the other file 1 MiB at a time, push it out */
@@ -288,6 +355,9 @@ static void *presser_main(void *arg)
 		if (p->kind == 1)
 			fdatasync(p->fd);
 	}
+	usage_thread(&p->used);
+	p->used.cpu_us -= u0.cpu_us;
+	p->used.csw -= u0.csw;
 	return NULL;
 }
 
@@ -301,6 +371,7 @@ struct slot {
 	off_t off;
 	long res;
 	int append;
+	uint64_t t_sub;		/* when it was submitted */
 };
 
 /* the loop's files: [0] is the one the holders write to */
@@ -410,6 +481,10 @@ struct result {
 	int fifo;		/* the loop ran SCHED_FIFO */
 	long slept;		/* submits during which the loop slept */
 	struct nowait_stats st;
+	uint64_t *done_lat;	/* ns from submit to completion seen */
+	long ndone_lat, done_all;
+	double cpu_us;		/* the mode's threads, the whole run */
+	long csw;
 };
 
 /* the calling thread's voluntary context switches (it slept) */
@@ -512,8 +587,12 @@ static void run_mode(const struct cfg *c, enum mode m, struct files *f,
 	unsigned long lock0 = module_counter("eagain_lock");
 	unsigned long alloc0 = module_counter("eagain_alloc");
 	unsigned long pc0 = module_counter("eagain_pagecache");
+	struct usage p0, p1, s0, s1;
 
+	usage_self(&p0);
+	usage_spinner(&s0);
 	memset(res->kind, 0, MAX_LAT);
+	res->ndone_lat = res->done_all = 0;
 	res->n = res->done = res->errors = res->appends = res->contended = 0;
 	res->slept = 0;
 	memset(&res->st, 0, sizeof(res->st));
@@ -601,6 +680,7 @@ static void run_mode(const struct cfg *c, enum mode m, struct files *f,
 			}
 			sw = nvcsw();
 			t0 = now_ns();
+			s->t_sub = t0;
 			if (m == M_PLAIN)
 				r = io_submit(ctx, 1, &cbp);
 			else if (m == M_NOWAIT)
@@ -620,14 +700,21 @@ static void run_mode(const struct cfg *c, enum mode m, struct files *f,
 			}
 			if (c->think_us)
 				nap(c->think_us);
-		} else {
+		} else if (c->think_us) {
 			/* all in flight: wait for a completion */
 			nap(c->think_us);
+		} else {
+			/* busy: let the mode's own threads run */
+			sched_yield();
 		}
 		r = reap(m, ctx, l, &pool, c->qd, got);
+		t1 = now_ns();
 		for (i = 0; i < r; i++) {
 			if (got[i]->res != BS)
 				res->errors++;
+			if (res->ndone_lat < MAX_LAT)
+				res->done_lat[res->ndone_lat++] =
+					t1 - got[i]->t_sub;
 			got[i]->next = free_list;
 			free_list = got[i];
 			f->inflight[got[i]->file]--;
@@ -649,8 +736,10 @@ static void run_mode(const struct cfg *c, enum mode m, struct files *f,
 			free_list = got[i];
 			f->inflight[got[i]->file]--;
 			inflight--;
+			res->done_all++;
 		}
 	}
+	res->done_all += res->done;
 	if (m == M_NOWAIT) {
 		/* the module's counters count since it was loaded */
 		nowait_get_stats(l, &res->st);
@@ -672,6 +761,14 @@ static void run_mode(const struct cfg *c, enum mode m, struct files *f,
 	}
 	res->holds = pr[0].writes;
 	res->hold_ms = pr[0].writes ? pr[0].write_ns / 1e6 / pr[0].writes : 0;
+	usage_self(&p1);
+	usage_spinner(&s1);
+	res->cpu_us = p1.cpu_us - p0.cpu_us - (s1.cpu_us - s0.cpu_us);
+	res->csw = p1.csw - p0.csw - (s1.csw - s0.csw);
+	for (i = 0; i < 3; i++) {
+		res->cpu_us -= pr[i].used.cpu_us;
+		res->csw -= pr[i].used.csw;
+	}
 	for (i = 0; i < c->qd; i++)
 		free(slots[i].buf);
 	reset_files(c, f);
@@ -698,6 +795,26 @@ static void dump(const struct cfg *c, enum mode m, int round,
 	fclose(f);
 }
 
+/*
+ * cost fs= mode= loop=nap|busy round= cpu_us_per_req= csw_per_req=
+ * done_p50_us= done_p99_us= tput=: the CPU time and context switches of
+ * the mode's threads (the loop and its workers) per completed request,
+ * and the time from a submit to the loop seeing its completion.
+ */
+static void print_cost(const struct cfg *c, enum mode m, int round,
+		       struct result *res)
+{
+	long n = res->done_all > 0 ? res->done_all : 1;
+
+	qsort(res->done_lat, res->ndone_lat, sizeof(*res->done_lat), cmp_u64);
+	printf("cost fs=%s mode=%s loop=%s round=%d cpu_us_per_req=%.2f csw_per_req=%.3f done_p50_us=%.1f done_p99_us=%.1f tput=%.0f\n",
+	       c->fs, mode_name[m], c->think_us ? "nap" : "busy", round,
+	       res->cpu_us / n, (double)res->csw / n,
+	       pct_us(res->done_lat, res->ndone_lat, 0.5),
+	       pct_us(res->done_lat, res->ndone_lat, 0.99),
+	       res->secs > 0 ? res->done / res->secs : 0);
+}
+
 static int stall(const struct cfg *c)
 {
 	struct result res;
@@ -709,8 +826,9 @@ static int stall(const struct cfg *c)
 
 	res.lat = malloc(MAX_LAT * sizeof(*res.lat));
 	res.kind = malloc(MAX_LAT);
+	res.done_lat = malloc(MAX_LAT * sizeof(*res.done_lat));
 	sorted = malloc(MAX_LAT * sizeof(*sorted));
-	if (!res.lat || !res.kind || !sorted)
+	if (!res.lat || !res.kind || !res.done_lat || !sorted)
 		return 1;
 	memset(&f, 0, sizeof(f));
 	for (i = 0; i < c->files; i++) {
@@ -750,6 +868,7 @@ static int stall(const struct cfg *c)
 				       res.st.module_eagain_alloc,
 				       res.st.module_eagain_pagecache);
 			printf("\n");
+			print_cost(c, m, round, &res);
 			fflush(stdout);
 			if (c->dump)
 				dump(c, m, round, &res);
@@ -913,6 +1032,162 @@ static int submit_path(const struct cfg *c, int nowait)
 }
 
 /*
+ * --scale: N event loops, one thread per vCPU (thread i pinned to CPU i mod
+ * the CPUs online), each writing 4 KiB RWF_NOWAIT direct overwrites to a
+ * file of its own at queue depth 4 (io_submit one iocb at a time, then
+ * io_getevents for at least one), for NW_SCALE_MS of guest time; for N in
+ * NW_SCALE_THREADS ("1 2 4"), NW_SCALE_ROUNDS (5) rounds each, N
+ * alternating within a round.  Prints per N and round
+ *   scale fs=F threads=N round=R submits=S secs=T rate=S/T eagain=E
+ * (submits: iocbs io_submit took; eagain: refusals, in the event or by
+ * io_submit, which count as submits as any other answer does) and
+ * submit_p50_us, the median duration of one io_submit call: the device
+ * (one virtio disk, served by QEMU's I/O thread) bounds the rate, while a
+ * lock that the loops share shows in the duration of their submits.
+ */
+#define SCALE_QD	4
+#define SCALE_MB	8
+#define SCALE_MAX	16
+#define SCALE_LAT	(1 << 17)	/* durations kept per loop */
+
+struct scale_arg {
+	const struct cfg *c;
+	int fd, cpu, ms;
+	volatile int *go;
+	long submits, eagain, nlat;
+	uint64_t *lat;
+	double secs;
+};
+
+static void *scale_loop(void *p)
+{
+	struct scale_arg *a = p;
+	char *buf = xalloc(BS, 0x77);
+	uint64_t rng = a->c->seed + (uint64_t)a->cpu * 7919, t0, t1, end;
+	struct io_event ev[SCALE_QD];
+	io_context_t ctx = 0;
+	cpu_set_t set;
+	int inflight = 0, i, n;
+
+	CPU_ZERO(&set);
+	CPU_SET(a->cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	if (io_setup(SCALE_QD * 2, &ctx))
+		return NULL;
+	while (!*a->go)
+		__asm__ __volatile__("pause");
+	t0 = now_ns();
+	end = t0 + (uint64_t)a->ms * 1000000ull;
+	while (now_ns() < end) {
+		while (inflight < SCALE_QD) {
+			struct iocb cb, *cbp = &cb;
+			long r;
+
+			io_prep_pwrite(&cb, a->fd, buf, BS, (off_t)(rng_next(&rng) %
+				       (SCALE_MB * MIB / BS)) * BS);
+			cb.aio_rw_flags = RWF_NOWAIT;
+			t1 = now_ns();
+			r = io_submit(ctx, 1, &cbp);
+			t1 = now_ns() - t1;
+			if (a->nlat < SCALE_LAT)
+				a->lat[a->nlat++] = t1;
+			a->submits++;
+			if (r == 1)
+				inflight++;
+			else if (r == -EAGAIN)
+				a->eagain++;
+			else
+				break;
+		}
+		n = io_getevents(ctx, 1, SCALE_QD, ev, NULL);
+		for (i = 0; i < n; i++)
+			if ((long)ev[i].res == -EAGAIN)
+				a->eagain++;
+		inflight -= n > 0 ? n : 0;
+	}
+	a->secs = (now_ns() - t0) / 1e9;
+	while (inflight > 0 && (n = io_getevents(ctx, 1, SCALE_QD, ev,
+						 NULL)) > 0)
+		inflight -= n;
+	io_destroy(ctx);
+	free(buf);
+	return NULL;
+}
+
+static void scale_once(const struct cfg *c, int *fds, int n, int round,
+		       int ms)
+{
+	struct scale_arg a[SCALE_MAX];
+	pthread_t th[SCALE_MAX];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), sub = 0, eag = 0, nl = 0;
+	uint64_t *lat = calloc((size_t)n * SCALE_LAT, sizeof(*lat));
+	volatile int go = 0;
+	double secs = 0;
+	int i;
+
+	if (!lat)
+		exit(1);
+	for (i = 0; i < n; i++) {
+		a[i] = (struct scale_arg){ .c = c, .fd = fds[i], .ms = ms,
+					   .cpu = (int)(i % (ncpu > 0 ? ncpu : 1)),
+					   .go = &go, .lat = lat + (size_t)i * SCALE_LAT };
+		pthread_create(&th[i], NULL, scale_loop, &a[i]);
+	}
+	sleep_ms(50);
+	go = 1;
+	for (i = 0; i < n; i++) {
+		pthread_join(th[i], NULL);
+		sub += a[i].submits;
+		eag += a[i].eagain;
+		if (a[i].secs > secs)
+			secs = a[i].secs;
+		memmove(lat + nl, a[i].lat, a[i].nlat * sizeof(*lat));
+		nl += a[i].nlat;
+	}
+	qsort(lat, nl, sizeof(*lat), cmp_u64);
+	printf("scale fs=%s threads=%d round=%d submits=%ld secs=%.3f rate=%.0f eagain=%ld cpus=%ld submit_p50_us=%.2f\n",
+	       c->fs, n, round, sub, secs, secs > 0 ? sub / secs : 0, eag,
+	       ncpu, nl ? pct_us(lat, nl, 0.5) : 0);
+	free(lat);
+}
+
+static int scale(const struct cfg *c)
+{
+	const char *list = getenv("NW_SCALE_THREADS");
+	int rounds = env_int("NW_SCALE_ROUNDS", 5);
+	int ms = env_int("NW_SCALE_MS", 2000);
+	int ns[8], nn = 0, fds[SCALE_MAX], maxn = 0, i, r;
+	char name[32], *dup, *tok, *save;
+
+	dup = strdup(list && *list ? list : "1 2 4");
+	for (tok = strtok_r(dup, " ,", &save); tok && nn < 8;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		ns[nn] = atoi(tok);
+		if (ns[nn] < 1 || ns[nn] > SCALE_MAX)
+			continue;
+		if (ns[nn] > maxn)
+			maxn = ns[nn];
+		nn++;
+	}
+	free(dup);
+	if (!nn || rounds < 1 || ms < 1)
+		return 1;
+	for (i = 0; i < maxn; i++) {
+		snprintf(name, sizeof(name), "scale%d.dat", i);
+		fds[i] = make_file(c, name, SCALE_MB, SCALE_MB);
+	}
+	for (r = 1; r <= rounds; r++)
+		for (i = 0; i < nn; i++)
+			scale_once(c, fds, ns[i], r, ms);
+	for (i = 0; i < maxn; i++) {
+		close(fds[i]);
+		snprintf(name, sizeof(name), "scale%d.dat", i);
+		rm_file(c, name);
+	}
+	return 0;
+}
+
+/*
  * Under -icount sleep=off an idle vCPU jumps the guest clock to the next
  * timer deadline, so a wait for the host's I/O with nothing else to run
  * would count as anything up to seconds.  A SCHED_IDLE thread that only
@@ -926,6 +1201,8 @@ static void *spinner(void *arg)
 	struct sched_param sp = { .sched_priority = 0 };
 
 	(void)arg;
+	__atomic_store_n(&spin_tid, (pid_t)syscall(SYS_gettid),
+			 __ATOMIC_RELEASE);
 	sched_setscheduler(0, SCHED_IDLE, &sp);
 	while (!spin_stop)
 		__asm__ __volatile__("pause");
@@ -936,7 +1213,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: stall --stall DIR FS [--dump DUMPDIR]\n"
 			"       stall --refusal DIR FS\n"
-			"       stall --submit DIR FS [nowait]\n");
+			"       stall --submit DIR FS [nowait]\n"
+			"       stall --scale DIR FS\n");
 	exit(2);
 }
 
@@ -973,13 +1251,21 @@ int main(int argc, char **argv)
 	c.qd -= c.qd % c.files;		/* every file the same share */
 	if (c.think_us < 0 || c.think_us > 999999)
 		c.think_us = 100;
+	if (!c.think_us)
+		c.fifo = 0;	/* a busy FIFO loop would starve the rest */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (strcmp(argv[1], "--stall") && strcmp(argv[1], "--refusal") &&
-	    strcmp(argv[1], "--submit"))
+	    strcmp(argv[1], "--submit") && strcmp(argv[1], "--scale"))
 		usage();
+	if (!strcmp(argv[1], "--scale"))
+		return scale(&c);	/* plain TCG: no spinner, every vCPU busy */
 	if (env_int("NW_BENCH_SPIN", 1) && pthread_create(&spin, NULL, spinner,
-							  NULL) == 0)
+							  NULL) == 0) {
 		spinning = 1;
+		spin_th = spin;
+		while (!__atomic_load_n(&spin_tid, __ATOMIC_ACQUIRE))
+			sched_yield();
+	}
 	if (!strcmp(argv[1], "--stall"))
 		r = stall(&c);
 	else if (!strcmp(argv[1], "--refusal"))

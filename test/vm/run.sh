@@ -26,6 +26,9 @@ vm_timeout=${NOWAIT_VM_TIMEOUT:-900}
 # the benchmark runs under -icount, which takes one vCPU
 vm_smp=${NOWAIT_VM_SMP:-2}
 [ "${NOWAIT_BENCH:-0}" = 1 ] && vm_smp=${NOWAIT_VM_SMP:-1}
+# the scaling benchmark (NOWAIT_BENCH=scale): plain multi-threaded TCG,
+# one event loop per vCPU for up to 4 loops
+[ "${NOWAIT_BENCH:-0}" = scale ] && vm_smp=${NOWAIT_VM_SMP:-4}
 case $vm_smp in ''|*[!0-9]*|0) echo "vm-check: NOWAIT_VM_SMP must be a positive number" >&2; exit 2 ;; esac
 # QEMU before 8.1 (Debian 12 has 7.2) drops the guest's memory barriers
 # from the translated code when the machine can have only one CPU (no
@@ -92,6 +95,7 @@ vm_order=${NOWAIT_VM_ORDER:-fs-first}
 case $vm_order in fs-first) ;; module-first) mode=$mode-modfirst ;;
 *) echo "vm-check: NOWAIT_VM_ORDER is fs-first or module-first" >&2; exit 2 ;; esac
 [ "${NOWAIT_BENCH:-0}" = 1 ] && mode=$mode-bench
+[ "${NOWAIT_BENCH:-0}" = scale ] && mode=$mode-scale
 [ -n "${NOWAIT_FUZZ:-}" ] && mode=$mode-fuzz
 [ -n "${NOWAIT_STRESS:-}" ] && mode=$mode-stress
 [ "${NOWAIT_STRESS:-}" = verify ] && mode=$mode-verify
@@ -134,14 +138,14 @@ make -s -C "$top/lib" libnowait.a >>"$out/build.log" 2>&1 &&
 	die "libnowait tests do not build"
 cp "$top/test/bench/guest.sh" "$root/bench.sh"
 # --- bench guest programs ---
-if [ "${NOWAIT_BENCH:-0}" = 1 ]; then
+if [ "${NOWAIT_BENCH:-0}" != 0 ]; then
 	# the event-loop stall and refusal-cost benchmark, static, with libnowait
 	cc -O2 -Wall -Wextra -Werror -static -I"$top/include" -o "$root/stall" \
 		"$top/test/bench/stall.c" "$top/lib/libnowait.a" \
 		-laio -lpthread -lm >>"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; die "test/bench/stall.c does not build"; }
-	# its knobs (NW_STALL_*, NW_REFUSAL_*, NW_BENCH_FIO, NW_BENCH_SUBMIT, NW_BENCH_STALL, NW_BENCH_SPIN) from the host's environment
-	for v in $(compgen -v | grep -E '^(NW_STALL_|NW_REFUSAL_|NW_BENCH_FIO$|NW_BENCH_SUBMIT$|NW_BENCH_STALL$|NW_BENCH_SPIN$)'); do
+	# its knobs (NW_STALL_*, NW_REFUSAL_*, NW_SCALE_*, NW_BENCH_FIO, NW_BENCH_SUBMIT, NW_BENCH_STALL, NW_BENCH_SPIN, NW_BENCH_BUSY) from the host's environment
+	for v in $(compgen -v | grep -E '^(NW_STALL_|NW_REFUSAL_|NW_SCALE_|NW_BENCH_FIO$|NW_BENCH_SUBMIT$|NW_BENCH_STALL$|NW_BENCH_SPIN$|NW_BENCH_BUSY$)'); do
 		printf "export %s='%s'\n" "$v" "${!v}"
 	done >"$root/bench.env"
 fi
