@@ -74,14 +74,14 @@ $2 == "stall" || $2 == "refusal" {
 	}
 }
 $1 == "A" && $2 == "bench:" {
-	for (i = 3; i <= NF; i++)
-		if ($i ~ /^overhead_slat_ratio=/) { over = $i; sub(/.*=/, "", over) }
-}
-$1 == "A" && $2 == "#" && $3 == "fio:" && over == "" {
-	for (i = 4; i <= NF; i++) {
+	for (i = 3; i <= NF; i++) {
 		if ($i ~ /^overhead_slat_ratio=/) { over = $i; sub(/.*=/, "", over) }
 		if ($i ~ /^nowait_cpu_vs_threadpool_nap=/) { cvt = $i; sub(/.*=/, "", cvt) }
 	}
+}
+$1 == "A" && $2 == "#" && $3 == "fio:" && over == "" {
+	for (i = 4; i <= NF; i++)
+		if ($i ~ /^overhead_slat_ratio=/) { over = $i; sub(/.*=/, "", over) }
 }
 END {
 	print "# compare: A = " la
