@@ -47,7 +47,8 @@ struct nw_marks nw_blk_marks = NW_MARKS_INIT(nw_blk_marks);
 /* Is @bio a data write of the current task's NOWAIT block-device write? */
 static bool nw_bio_is_nowait(struct bio *bio)
 {
-	return bio && nw_bio_is_data_write(bio) &&
+	return nw_mark_maybe(&nw_blk_marks) && bio &&
+	       nw_bio_is_data_write(bio) &&
 	       (bio->bi_end_io == nw_blkdev_bio_end_io ||
 		bio->bi_end_io == nw_blkdev_bio_end_io_simple) &&
 	       nw_mark_find(&nw_blk_marks);

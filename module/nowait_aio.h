@@ -13,6 +13,9 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uio.h>
+#include <linux/hash.h>
+#include <linux/sched.h>
+
 #include "compat.h"
 
 /* --- checks that can be switched off one by one --- */
@@ -175,6 +178,11 @@ struct nw_marks {
 		.lock = __SPIN_LOCK_UNLOCKED(name.b.lock) } } }
 
 void nw_mark_push(struct nw_marks *m, struct nw_mark *mark);
+/* Might the current task have a mark in @m?  One load: its bucket's head. */
+static inline bool nw_mark_maybe(struct nw_marks *m)
+{
+	return READ_ONCE(m->b[hash_ptr(current, NW_MARK_BITS)].head);
+}
 void nw_mark_pop(struct nw_marks *m, struct nw_mark *mark);
 struct nw_mark *nw_mark_find(struct nw_marks *m);
 
