@@ -3,21 +3,26 @@
  * io_submit: RWF_* flags in iocb->aio_rw_flags (the old aio_reserved1).
  *
  * A pre-4.13 kernel refuses an iocb whose aio_reserved1 is set with EINVAL,
- * in io_submit_one(), which is inlined into do_io_submit().  The module lets
- * the kernel's own do_io_submit() run first.  Only when it stops at an iocb
- * that carries flags does the module take that one iocb: it checks it as
- * 4.14's io_submit_one() would (same errors, same order, same channel),
- * then hands the kernel a kernel-space copy with the flags cleared and
+ * in io_submit_one(), which is inlined into do_io_submit().  The kernel's
+ * own do_io_submit() submits the runs of iocbs without flags.  The module
+ * takes each iocb that carries flags: it checks it as 4.14's
+ * io_submit_one() would (same errors, same order, same channel), then
+ * hands the kernel a kernel-space copy with the flags cleared and
  * remembers the flags for this task.  The kernel's aio_read()/aio_write()
- * (hooked) then put the flags on the kiocb and point the request back at
- * the caller's iocb, so the completion event's obj is the caller's pointer.
- * The rest of the batch goes on through the kernel.  The caller's iocb is
- * never written except for aio_key, as the kernel always does.
+ * (hooked) then store aio_key, put the flags on the kiocb and point the
+ * request back at the caller's iocb, so the completion event's obj is the
+ * caller's pointer.  The caller's iocb is never written except for
+ * aio_key, as the kernel always does.  One kernel pass per flagged iocb:
+ * while the hooks are in, the module looks at the iocb in front before the
+ * kernel does; while they are out, the kernel goes first and the module
+ * looks where it stopped.
  *
- * Cost for iocbs without flags: the do_io_submit trampoline, then the
- * kernel's path unchanged.  The aio_read()/aio_write() hooks are live only
- * while flagged requests are about (demand.c); then they cost plain
- * requests one read of their task's bucket of marks (task.c).
+ * Cost for iocbs without flags: the do_io_submit trampoline, two reads of
+ * user memory (the first iocb's pointer and flags word) while the hooks
+ * are in, then the kernel's path unchanged.  The aio_read()/aio_write()
+ * hooks are live only while flagged requests are about (demand.c); then
+ * they cost plain requests one read of their task's bucket of marks
+ * (task.c).
  */
 #include <linux/aio_abi.h>
 #include <linux/aio.h>
@@ -99,6 +104,12 @@ static ssize_t nw_aio_begin(struct kiocb *req, struct nw_subst *s, bool write,
 	unsigned int flags = s->flags;
 
 	*deferred = false;
+	/*
+	 * 4.14 stores aio_key after the flags' checks, before the opcode's
+	 * work; here the kernel has just proved the context.
+	 */
+	if (put_user(KIOCB_KEY, &s->uptr->aio_key))
+		return -EFAULT;
 	if (nw_fix_user_iocb(req, s)) {
 		pr_warn_once("aio request layout not recognised; refusing aio_rw_flags\n");
 		return -EINVAL;
@@ -149,15 +160,15 @@ static ssize_t nw_aio_rw(struct kiocb *req, struct iocb *iocb, bool vectored,
 
 	if (likely(!s))
 		return orig(req, iocb, vectored, compat);
-	ret = nw_aio_begin(req, s, write, &deferred);
-	if (ret)
-		return ret;
-	/* back to the caller's address limit for its buffers */
+	/* back to the caller's address limit: aio_key and its buffers */
 	kernel_limit = get_fs();
 	nw_addr_limit_restore(s->user_limit);
-	ret = orig(req, iocb, vectored, compat);
+	ret = nw_aio_begin(req, s, write, &deferred);
+	if (!ret) {
+		ret = orig(req, iocb, vectored, compat);
+		nw_aio_end(req, deferred, ret);
+	}
 	nw_addr_limit_restore(kernel_limit);
-	nw_aio_end(req, deferred, ret);
 	return ret;
 }
 
@@ -199,14 +210,14 @@ static ssize_t nw_aio_run_subst(struct kiocb *req, unsigned int opcode,
 
 	if (likely(!s))
 		return nw_orig_aio_run_iocb(req, opcode, buf, len, compat);
-	ret = nw_aio_begin(req, s, write, &deferred);
-	if (ret)
-		return ret;
 	kernel_limit = get_fs();
 	nw_addr_limit_restore(s->user_limit);
-	ret = nw_orig_aio_run_iocb(req, opcode, buf, len, compat);
+	ret = nw_aio_begin(req, s, write, &deferred);
+	if (!ret) {
+		ret = nw_orig_aio_run_iocb(req, opcode, buf, len, compat);
+		nw_aio_end(req, deferred, ret);
+	}
 	nw_addr_limit_restore(kernel_limit);
-	nw_aio_end(req, deferred, ret);
 	return ret;
 }
 
@@ -225,9 +236,10 @@ ssize_t nw_aio_run_iocb(struct kiocb *req, unsigned int opcode,
  * 4.14's io_submit_one() checks, in this order, for an iocb with flags:
  * aio_reserved2, overflow, (request slot), fd, eventfd, kiocb_set_rw_flags()
  * (unknown bit, or NOWAIT on a file without FMODE_NOWAIT: EOPNOTSUPP), the
- * aio_key store (EFAULT), the opcode.  Returns 0 when the iocb may go on.
+ * aio_key store (EFAULT), the opcode.  These are the ones before the aio_key
+ * store; they change nothing.  Returns 0 when the iocb may go on.
  */
-static int nw_check_iocb(struct iocb *iocb, struct iocb __user *uptr)
+static int nw_check_iocb(struct iocb *iocb)
 {
 	unsigned int flags = NW_IOCB_RW_FLAGS(iocb);
 	struct file *file;
@@ -253,21 +265,52 @@ static int nw_check_iocb(struct iocb *iocb, struct iocb __user *uptr)
 		}
 		eventfd_ctx_put(ev);
 	}
-	if (flags & ~NW_RWF_SUPPORTED) {
-		nw_count(NW_CNT_EOPNOTSUPP);
+	if ((flags & ~NW_RWF_SUPPORTED) ||
+	    ((flags & RWF_NOWAIT) && !nw_file_nowait_capable(file)))
 		ret = -EOPNOTSUPP;
-		goto out;
-	}
-	if ((flags & RWF_NOWAIT) && !nw_file_nowait_capable(file)) {
-		nw_count(NW_CNT_EOPNOTSUPP);
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
-	if (put_user(KIOCB_KEY, &uptr->aio_key))
-		ret = -EFAULT;
 out:
 	fput(file);
 	return ret;
+}
+
+/* The opcodes whose kernel function the module hooks (aio_read/aio_write) */
+static bool nw_rw_opcode(u16 opcode)
+{
+	return opcode == IOCB_CMD_PREAD || opcode == IOCB_CMD_PWRITE ||
+	       opcode == IOCB_CMD_PREADV || opcode == IOCB_CMD_PWRITEV;
+}
+
+/*
+ * The answers that come before the kernel's submission.  4.14 looks the
+ * context up before it reads an iocb, so an invalid context is the answer
+ * whenever there is another one: the kernel is asked about the context
+ * (nr = 0 submits nothing) only on those paths.  On the usual one (a valid
+ * read or write, hooks in) the submission itself proves the context, and
+ * the aio_read/aio_write hook stores aio_key.  The warm-up refusal is
+ * counted by nw_demand_get(); a context that goes invalid just after the
+ * hint said "hooks in" can then get EAGAIN where 4.14 says EINVAL.
+ */
+static long nw_flagged_first_answer(aio_context_t ctx_id,
+				    struct iocb __user *uptr,
+				    struct iocb *copy, bool compat)
+{
+	bool rw = nw_rw_opcode(copy->aio_lio_opcode);
+	long ret = nw_check_iocb(copy);
+
+	if (ret || !rw || !nw_demand_hot()) {
+		long ctx_err = nw_orig_do_io_submit(ctx_id, 0, NULL, compat);
+
+		if (ctx_err)
+			return ctx_err;
+	}
+	/* the kernel answers EINVAL for the opcode, after the store */
+	if (!ret && !rw && put_user(KIOCB_KEY, &uptr->aio_key))
+		ret = -EFAULT;
+	if (ret == -EINVAL)
+		nw_count(NW_CNT_EINVAL);
+	if (ret == -EOPNOTSUPP)
+		nw_count(NW_CNT_EOPNOTSUPP);
+	return ret ? ret : nw_demand_get();
 }
 
 /* Submit the one iocb at @uptr that carries flags.  Returns 1 or -errno. */
@@ -284,17 +327,7 @@ static long nw_submit_flagged(aio_context_t ctx_id,
 	};
 	long ret;
 
-	/* an invalid context is reported before anything about the iocb */
-	ret = nw_orig_do_io_submit(ctx_id, 0, NULL, compat);
-	if (ret)
-		return ret;
-	ret = nw_check_iocb(copy, uptr);
-	if (ret == -EINVAL)
-		nw_count(NW_CNT_EINVAL);
-	if (ret)
-		return ret;
-
-	ret = nw_demand_get();
+	ret = nw_flagged_first_answer(ctx_id, uptr, copy, compat);
 	if (ret)
 		return ret;
 	NW_IOCB_RW_FLAGS(&kcopy) = 0;
@@ -309,45 +342,68 @@ static long nw_submit_flagged(aio_context_t ctx_id,
 	return ret;
 }
 
+/*
+ * The iocb at @at, if it carries flags: submitted by the module (1, or
+ * -errno).  0 when it carries none, or cannot be read: the kernel's turn.
+ */
+static long nw_submit_if_flagged(aio_context_t ctx_id,
+				 struct iocb __user *__user *at, bool compat)
+{
+	struct iocb __user *uptr;
+	struct iocb copy;
+
+	if (get_user(uptr, at) ||
+	    get_user(NW_IOCB_RW_FLAGS(&copy), &NW_IOCB_RW_FLAGS(uptr)) ||
+	    !NW_IOCB_RW_FLAGS(&copy))
+		return 0;
+	if (copy_from_user(&copy, uptr, sizeof(copy)) ||
+	    !NW_IOCB_RW_FLAGS(&copy))
+		return 0;
+	return nw_submit_flagged(ctx_id, uptr, &copy, compat);
+}
+
+/*
+ * The kernel submits runs of iocbs without flags; the module submits each
+ * one with flags, one kernel pass per iocb.  While flagged requests are
+ * about (hooks in), the iocb in front is looked at first, so a flagged one
+ * skips the kernel's refusal; otherwise the kernel goes first and the
+ * module looks where it stopped.
+ */
 long nw_do_io_submit(aio_context_t ctx_id, long nr,
 		     struct iocb __user *__user *iocbpp, bool compat)
 {
-	long done = 0, ret;
+	bool peek = nw_demand_hot(), kernel_first = !peek;
+	long done = 0, ret = 0, f;
 
 	nw_enter();
-	ret = nw_orig_do_io_submit(ctx_id, nr, iocbpp, compat);
-	if (likely(ret == nr) || nr <= 0 || !READ_ONCE(nw_enabled))
+	if (nr <= 0 || !READ_ONCE(nw_enabled)) {
+		ret = nw_orig_do_io_submit(ctx_id, nr, iocbpp, compat);
 		goto out;
-
-	for (;;) {
-		struct iocb __user *uptr;
-		struct iocb copy;
-		long idx = done + (ret > 0 ? ret : 0);
-
-		/* the kernel stopped at iocb idx: is it one with flags? */
-		if (get_user(uptr, iocbpp + idx) ||
-		    copy_from_user(&copy, uptr, sizeof(copy)) ||
-		    !NW_IOCB_RW_FLAGS(&copy)) {
-			ret = idx ? idx : ret;
-			break;
-		}
-		ret = nw_submit_flagged(ctx_id, uptr, &copy, compat);
-		if (ret != 1) {
-			ret = idx ? idx : ret;
-			break;
-		}
-		done = idx + 1;
-		if (done >= nr) {
-			ret = nr;
-			break;
-		}
-		ret = nw_orig_do_io_submit(ctx_id, nr - done, iocbpp + done,
-					   compat);
-		if (ret == nr - done) {
-			ret = nr;
-			break;
-		}
 	}
+	for (;;) {
+		if (kernel_first) {
+			ret = nw_orig_do_io_submit(ctx_id, nr - done,
+						   iocbpp + done, compat);
+			if (ret > 0)
+				done += ret;
+			if (done >= nr)
+				break;
+		}
+		/* is the iocb at done (where the kernel stopped) flagged? */
+		f = nw_submit_if_flagged(ctx_id, iocbpp + done, compat);
+		if (!f && !kernel_first) {
+			kernel_first = true;
+			continue;
+		}
+		if (f != 1) {
+			ret = f ? f : ret;	/* else the kernel's answer */
+			break;
+		}
+		kernel_first = !peek;
+		if (++done >= nr)
+			break;
+	}
+	ret = done ? done : ret;
 out:
 	nw_exit();
 	return ret;

@@ -184,6 +184,15 @@ int nw_demand_get(void)
 	return -EAGAIN;
 }
 
+/*
+ * Are the hooks in right now?  A hint for choosing a path (a request that
+ * sees true may still be refused by nw_demand_get() a moment later).
+ */
+bool nw_demand_hot(void)
+{
+	return READ_ONCE(nw_demand_on);
+}
+
 void nw_demand_put(void)
 {
 	/*

@@ -184,6 +184,44 @@ static bool nw_btrfs_nodatacow(struct file *file)
 	return !err && (flags & FS_NOCOW_FL);
 }
 
+int (*nw_btrfs_can_nocow_extent)(struct inode *inode, u64 offset, u64 *len,
+				 u64 *orig_start, u64 *orig_block_len,
+				 u64 *ram_bytes);
+
+/*
+ * btrfs: can a direct write of [pos, pos + len) go in place?  btrfs's own
+ * can_nocow_extent(), which 4.14's check_can_nocow() asks, one extent at a
+ * time over the whole range (260a63395f90, 5.8): a regular extent only on
+ * a NODATACOW inode, a preallocated one without delalloc over it; neither
+ * shared (its cross-reference test sees snapshots, reflinks and delayed
+ * references), checksummed nor encoded.  Unlike 4.14 it does not lock the
+ * range or wait for ordered extents first: an extent still being written
+ * has no file extent item yet and counts as "no".  Without the symbol:
+ * fiemap, whose shared-extent test walks the backrefs (and misses recent
+ * reflinks before 4.9: btrfs is not offered there, nw_btrfs_offered()).
+ */
+#define NW_BTRFS_NOCOW_EXTENTS 16
+
+static bool nw_btrfs_in_place(struct file *file, loff_t pos, size_t len)
+{
+	struct inode *inode = file_inode(file);
+	u64 cur = pos, end = pos + len;
+	unsigned int i;
+
+	if (!nw_btrfs_can_nocow_extent)
+		return nw_range_in_place(inode, pos, len,
+					 nw_btrfs_nodatacow(file), true);
+	for (i = 0; i < NW_BTRFS_NOCOW_EXTENTS && cur < end; i++) {
+		u64 n = end - cur;
+
+		if (nw_btrfs_can_nocow_extent(inode, cur, &n, NULL, NULL,
+					      NULL) <= 0 || !n)
+			return false;
+		cur += n;
+	}
+	return cur >= end;
+}
+
 /*
  * ext4's "unaligned AIO" (async, below i_size rounded up to a block, not
  * aligned to its block: ext4_unaligned_aio()) skipped 4.14's NOWAIT
@@ -379,8 +417,7 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 			 * past EOF too
 			 * (4b1946284dd6, 5.8).
 			 */
-			ok = nw_range_in_place(inode, pos, count,
-					       nw_btrfs_nodatacow(file), true);
+			ok = nw_btrfs_in_place(file, pos, count);
 			break;
 		default:
 			ok = true;
@@ -413,6 +450,28 @@ static unsigned long nw_fs_wi(const char *write_iter, const char *also)
 	return nw_hook_addr(write_iter);
 }
 
+/*
+ * Can the module tell an in-place btrfs write from one that must COW?
+ * can_nocow_extent() sees reflinks made since the last commit (its
+ * cross-reference test reads the delayed references); fiemap does only
+ * from 4.9.
+ */
+bool nw_btrfs_offered(void)
+{
+	return NW_BTRFS_FIEMAP_SEES_SHARED ||
+	       READ_ONCE(nw_btrfs_can_nocow_extent);
+}
+
+/* dmesg, once each time btrfs's hooks attach: why NOWAIT is not offered */
+static void nw_btrfs_say_off(unsigned long wi)
+{
+	static unsigned long said;
+
+	if (wi && wi != said && !nw_btrfs_offered())
+		pr_info("btrfs: RWF_NOWAIT not offered (EOPNOTSUPP): btrfs's can_nocow_extent not found, and its fiemap before 4.9 cannot see extents shared since the last commit\n");
+	said = wi;
+}
+
 void nw_fs_setup(void)
 {
 	WRITE_ONCE(nw_ext4_wi, nw_fs_wi("ext4_file_write_iter", NULL));
@@ -420,6 +479,7 @@ void nw_fs_setup(void)
 	WRITE_ONCE(nw_xfs_wi, nw_fs_wi("xfs_file_write_iter",
 				       "xfs_file_read_iter"));
 	WRITE_ONCE(nw_btrfs_wi, nw_fs_wi("btrfs_file_write_iter", NULL));
+	nw_btrfs_say_off(nw_btrfs_wi);
 }
 
 bool nw_fs_write_hooked(struct inode *inode)
@@ -442,7 +502,7 @@ bool nw_fs_nowait_offered(struct inode *inode)
 	if (!nw_fs_write_hooked(inode))
 		return false;
 	if ((unsigned long)inode->i_fop->write_iter == READ_ONCE(nw_btrfs_wi))
-		return NW_BTRFS_FIEMAP_SEES_SHARED;
+		return nw_btrfs_offered();
 	return true;
 }
 

@@ -512,7 +512,10 @@ static void nw_owner_attach(const char *owner)
 			h->addr = 0;
 			h->off_reason = "ftrace refused the hook";
 		}
-		if (!h->addr)
+		if (!h->addr && h->check == NW_OPTIONAL)
+			pr_info("%s.ko: symbol %s (%s): %s; the module does without it\n",
+				owner, h->name, h->why, h->off_reason);
+		else if (!h->addr)
 			pr_warn("%s.ko: symbol %s (%s): %s; RWF_NOWAIT on %s is off\n",
 				owner, h->name, h->why, h->off_reason, owner);
 	}
@@ -608,9 +611,9 @@ size_t nw_owners_show(char *buf, size_t len)
 			    nw_owner_is(&nw_hooks[j], h->owner) &&
 			    !nw_hooks[j].addr && !bad)
 				bad = &nw_hooks[j];
-		if (!NW_BTRFS_FIEMAP_SEES_SHARED && nw_owner_is(h, "btrfs"))
+		if (!bad && nw_owner_is(h, "btrfs") && !nw_btrfs_offered())
 			off += scnprintf(buf + off, len - off,
-					 "fs btrfs off: fiemap before 4.9 cannot see reflinks since the last commit\n");
+					 "fs btrfs off: no can_nocow_extent, and fiemap before 4.9 cannot see reflinks since the last commit\n");
 		else if (!bad)
 			off += scnprintf(buf + off, len - off, "fs %s live\n",
 					 h->owner);

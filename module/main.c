@@ -81,6 +81,10 @@ struct nw_hook nw_hooks[] = {
 	{ .name = "ext4_map_blocks", .orig = (void **)&nw_ext4_map_blocks,
 	  .check = NW_OPTIONAL, .owner = "ext4",
 	  .why = "ext4 overwrite test by block map, as 4.14 (else fiemap)" },
+	{ .name = "can_nocow_extent",
+	  .orig = (void **)&nw_btrfs_can_nocow_extent,
+	  .check = NW_OPTIONAL, .owner = "btrfs",
+	  .why = "btrfs in-place test, as 4.14 (else fiemap)" },
 	NW_SYM_FOR(blk_mq_has_free_tags, nw_blk_mq_has_free_tags, NW_OPTIONAL,
 		   "free scheduler tags"),
 	{ "get_request", NW_GET_REQUEST_WRAPPER,
@@ -183,9 +187,6 @@ static int __init nw_init(void)
 		nw_unload_pinned = true;
 		pr_warn("preemptible kernel without TASKS_RCU: unloading cannot be made safe, so rmmod is refused until reboot\n");
 	}
-	if (!NW_BTRFS_FIEMAP_SEES_SHARED)
-		pr_info("btrfs: RWF_NOWAIT not offered on %s (EOPNOTSUPP): btrfs fiemap before 4.9 cannot see extents shared since the last commit\n",
-			utsname()->release);
 	pr_info("version %s loaded on %s: RWF_NOWAIT for io_submit%s\n",
 		NOWAIT_AIO_VERSION, utsname()->release,
 		NW_HAVE_RWF_SYSCALLS ? " and preadv2/pwritev2" :

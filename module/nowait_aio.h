@@ -113,6 +113,7 @@ extern bool nw_unload_pinned;
 extern unsigned int nw_hook_idle_ms;
 #define NW_HOOK_IDLE_MS_MAX	3600000	/* an hour */
 int nw_demand_get(void);
+bool nw_demand_hot(void);
 void nw_demand_put(void);
 void nw_demand_init(void);
 void nw_demand_exit(void);
@@ -151,6 +152,7 @@ void nw_defer_sync_cancel(struct kiocb *req);
 ssize_t nw_deferred_sync_finish(struct kiocb *req, ssize_t ret);
 void nw_fs_setup(void);
 bool nw_fs_write_hooked(struct inode *inode);
+bool nw_btrfs_offered(void);
 bool nw_fs_nowait_offered(struct inode *inode);
 int nw_sync_init(void);
 void nw_sync_exit(void);
@@ -213,6 +215,9 @@ extern bool (*nw_blk_mq_has_free_tags)(struct blk_mq_tags *tags);
 extern struct nw_hook nw_hooks[];
 extern const size_t nw_nr_hooks;
 extern int (*nw_rw_verify_area)(int, struct file *, const loff_t *, size_t);
+extern int (*nw_btrfs_can_nocow_extent)(struct inode *inode, u64 offset,
+					u64 *len, u64 *orig_start,
+					u64 *orig_block_len, u64 *ram_bytes);
 struct nw_ext4_map_blocks;
 extern int (*nw_ext4_map_blocks)(void *handle, struct inode *inode,
 				 struct nw_ext4_map_blocks *map, int flags);

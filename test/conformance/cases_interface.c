@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -259,6 +261,104 @@ static void aio_efault(struct nw_ctx *c)
 	nw_expect_res(c, "io_submit", -EFAULT, submit);
 }
 
+/*
+ * The order of io_submit's answers for an iocb with flags (4.14's
+ * do_io_submit() and io_submit_one()): the context is looked up before
+ * any iocb is read; the flags' checks come before aio_key is stored, and
+ * the store before the opcode's work.  One flagged submit first, so that
+ * the module's per-request hooks are in (its fast path is the one tested).
+ */
+#define NW_KEY_MARK 0x5a5a5a5aU
+
+static long raw_io_submit(unsigned long ctx, long nr, struct iocb **cbs)
+{
+	long r = syscall(__NR_io_submit, ctx, nr, cbs);
+
+	return r < 0 ? -errno : r;
+}
+
+static void aio_warm(int fd, void *b)
+{
+	nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
+}
+
+static void aio_bad_ctx_first(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, 0x47);
+	struct iocb cb, *cbs[1] = { &cb };
+
+	if (fd < 0)
+		return;
+	aio_warm(fd, nw_buf(NW_BS, 0x11));
+	io_prep_pwrite(&cb, -1, b, NW_BS, 0);
+	cb.aio_rw_flags = RWF_NOWAIT;
+	cb.key = NW_KEY_MARK;
+	/* a bad fd and a bad context: the context's EINVAL */
+	if (!nw_expect_res(c, "io_submit, bad fd, context 0", -EINVAL,
+			   raw_io_submit(0, 1, cbs)))
+		goto out;
+	io_prep_pwrite(&cb, fd, b, NW_BS, 0);
+	cb.aio_rw_flags = RWF_NOWAIT;
+	cb.key = NW_KEY_MARK;
+	nw_expect_res(c, "io_submit, valid iocb, context 0", -EINVAL,
+		      raw_io_submit(0, 1, cbs)) &&
+	nw_expect_res(c, "aio_key (never stored)", NW_KEY_MARK, cb.key) &&
+	nw_expect_content(c, fd, 0, NW_BS, 0x11);
+out:
+	close(fd);
+}
+
+static void aio_key_readonly(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, 0x48);
+	struct iocb *cb;
+	struct io_event ev;
+	long submit;
+
+	if (fd < 0)
+		return;
+	aio_warm(fd, nw_buf(NW_BS, 0x11));
+	cb = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (cb == MAP_FAILED) {
+		nw_fail(c, "mmap: %s", strerror(errno));
+		goto out;
+	}
+	io_prep_pwrite(cb, fd, b, NW_BS, 0);
+	cb->aio_rw_flags = RWF_NOWAIT;
+	mprotect(cb, 4096, PROT_READ);
+	nw_aio_submit_raw(&cb, 1, &submit, &ev, 1);
+	nw_expect_res(c, "io_submit", -EFAULT, submit) &&
+	nw_expect_content(c, fd, 0, NW_BS, 0x11);
+	munmap(cb, 4096);
+out:
+	close(fd);
+}
+
+static void aio_bad_opcode(struct nw_ctx *c)
+{
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, 0x49);
+	struct iocb cb, *cbs[1] = { &cb };
+	struct io_event ev;
+	long submit;
+
+	if (fd < 0)
+		return;
+	aio_warm(fd, nw_buf(NW_BS, 0x11));
+	io_prep_pwrite(&cb, fd, b, NW_BS, 0);
+	cb.aio_lio_opcode = 99;
+	cb.aio_rw_flags = RWF_NOWAIT;
+	cb.key = NW_KEY_MARK;
+	nw_aio_submit_raw(cbs, 1, &submit, &ev, 1);
+	nw_expect_res(c, "io_submit", -EINVAL, submit) &&
+	nw_expect_res(c, "aio_key (stored before the opcode)", 0, cb.key) &&
+	nw_expect_content(c, fd, 0, NW_BS, 0x11);
+	close(fd);
+}
+
 /* The iocb's memory is not changed by a refusal, nor its flags by success */
 static void aio_iocb_untouched(struct nw_ctx *c)
 {
@@ -457,6 +557,10 @@ static void unsupported_btrfs_old(struct nw_ctx *c)
 
 	if (c->env->mode != NW_MODULE || c->env->kver >= KV(4, 9, 0)) {
 		nw_skip(c, "applies to the module on kernels before 4.9 only");
+		return;
+	}
+	if (!c->env->btrfs_off) {
+		nw_skip(c, "btrfs is offered here: the module found btrfs's can_nocow_extent");
 		return;
 	}
 	if (!c->env->mnt[NW_BTRFS]) {
@@ -732,6 +836,15 @@ const struct nw_case nw_interface_cases[] = {
 	  aio_batch_bad_first },
 	{ "interface.aio.efault",
 	  "a faulting iocb pointer: io_submit returns EFAULT (guard: all kernels)", 0, aio_efault },
+	{ "interface.aio.bad-ctx-first",
+	  "an invalid context is io_submit's answer before a flagged iocb's own errors, and aio_key is not stored (guard: all kernels)", 0,
+	  aio_bad_ctx_first },
+	{ "interface.aio.key-readonly",
+	  "a flagged overwrite whose aio_key cannot be stored: EFAULT, nothing written", 0,
+	  aio_key_readonly },
+	{ "interface.aio.bad-opcode",
+	  "a flagged iocb with an unknown opcode: EINVAL, after aio_key is stored", 0,
+	  aio_bad_opcode },
 	{ "interface.aio.iocb-untouched",
 	  "io_submit leaves the caller's iocb (but aio_key) unchanged", 0,
 	  aio_iocb_untouched },
@@ -754,7 +867,7 @@ const struct nw_case nw_interface_cases[] = {
 	  "tmpfs (no FMODE_NOWAIT) refuses RWF_NOWAIT with EOPNOTSUPP", 0,
 	  unsupported_tmpfs },
 	{ "interface.unsupported.btrfs-old",
-	  "module before 4.9: NOWAIT on btrfs is EOPNOTSUPP, nothing written",
+	  "module before 4.9 without btrfs's can_nocow_extent: NOWAIT on btrfs is EOPNOTSUPP, nothing written",
 	  0, unsupported_btrfs_old },
 	{ "interface.aio.warmup",
 	  "the first io_submit NOWAIT overwrite after an idle spell does not wait (within 2x one with the hooks in); the module's EAGAIN writes nothing",

@@ -35,6 +35,7 @@ struct nw_env {
 	const char *tmpfs;		/* a tmpfs mount */
 	const char *p9;			/* a 9p mount (virtio), or NULL */
 	const char *scratch;		/* writable dir for misc files */
+	int btrfs_off;			/* the module says "fs btrfs off" */
 };
 
 struct nw_ctx {
