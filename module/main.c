@@ -126,6 +126,7 @@ static int __init nw_load_hooks(void)
 	err = nw_hooks_resolve(nw_hooks, nw_nr_hooks);
 	if (!err) {
 		nw_fs_setup();
+		nw_sync_setup();
 		err = nw_hooks_install(nw_hooks, nw_nr_hooks, NW_HOOKS_ALL);
 		if (err) {
 			nw_hooks_remove(nw_hooks, nw_nr_hooks, NW_HOOKS_ALL);

@@ -155,6 +155,7 @@ bool nw_fs_write_hooked(struct inode *inode);
 bool nw_btrfs_offered(void);
 bool nw_fs_nowait_offered(struct inode *inode);
 int nw_sync_init(void);
+void nw_sync_setup(void);
 void nw_sync_exit(void);
 
 /* --- per-task marks (task.c) --- */

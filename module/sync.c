@@ -173,9 +173,14 @@ void nw_defer_sync_cancel(struct kiocb *req)
 	}
 }
 
-int nw_sync_init(void)
+/* Once the table is resolved: is the block devices' write hook there? */
+void nw_sync_setup(void)
 {
 	nw_blkdev_hooked = nw_hook_usable("blkdev_write_iter");
+}
+
+int nw_sync_init(void)
+{
 	nw_sync_wq = alloc_workqueue("nowait_aio_sync", WQ_MEM_RECLAIM, 0);
 	return nw_sync_wq ? 0 : -ENOMEM;
 }

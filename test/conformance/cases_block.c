@@ -632,6 +632,41 @@ static void busy_device(struct nw_ctx *c)
 	close(fd);
 }
 
+/*
+ * RWF_DSYNC and RWF_SYNC in aio_rw_flags on an asynchronous direct write
+ * to a raw block device (4.14's kiocb_set_rw_flags() takes them on any
+ * file; 4.4 has no per-request sync flag, so the module carries them in
+ * its block-device write hook).  With and without RWF_NOWAIT, on an idle
+ * null_blk device.
+ */
+static void raw_dsync(struct nw_ctx *c)
+{
+	static const int flags[] = { RWF_DSYNC, RWF_SYNC,
+				     RWF_NOWAIT | RWF_DSYNC };
+	void *b = nw_buf(NW_BS, 0x5d);
+	struct nw_aio_res r;
+	char what[64];
+	unsigned int i;
+	int fd = load_nullblk(c, 2, 1000000);
+
+	if (fd < 0)
+		return;
+	/* the first flagged request may find the module's hooks out */
+	nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, flags[i]);
+		snprintf(what, sizeof(what), "flags 0x%x: io_submit", flags[i]);
+		if (!nw_expect_res(c, what, 1, r.submit))
+			break;
+		snprintf(what, sizeof(what), "flags 0x%x: event res", flags[i]);
+		if (!nw_expect_res(c, what, NW_BS, r.res))
+			break;
+	}
+	close(fd);
+	if (system("modprobe -r null_blk >/dev/null 2>&1; true"))
+		return;
+}
+
 const struct nw_case nw_block_cases[] = {
 	{ "block.nullblk.queue-full-mq",
 	  "blk-mq: a NOWAIT write to a device with no free tag gets EAGAIN", 0,
@@ -648,6 +683,9 @@ const struct nw_case nw_block_cases[] = {
 	{ "block.busy.%s",
 	  "a busy device: NOWAIT writes complete or get EAGAIN, never EIO or partial",
 	  FS_ALL, busy_device },
+	{ "block.raw.dsync",
+	  "RWF_DSYNC/RWF_SYNC (also with RWF_NOWAIT) on an async direct write to a raw block device completes", 0,
+	  raw_dsync },
 	{ "block.error.eio",
 	  "a real I/O error on a NOWAIT write stays EIO, never EAGAIN", 0,
 	  real_error_eio },
