@@ -35,18 +35,23 @@ static struct workqueue_struct *nw_sync_wq;
 /*
  * Must the module carry this write's RWF_DSYNC/RWF_SYNC itself?  Before
  * 4.7 the kernel has no per-request sync flag at all: always.  From 4.7,
- * for an asynchronous direct write to a regular file: its completion may
- * run in interrupt context (fs/direct-io.c: ext4, btrfs, and XFS before
- * 4.10), so the module syncs it from the workqueue; if it completes at once
- * instead, the write_iter hook syncs it in the caller's context
- * (nw_deferred_sync_finish()).
+ * for an asynchronous direct write to a regular file, or to a raw block
+ * device before 4.10: its completion may run in interrupt context
+ * (fs/direct-io.c: ext4, btrfs, XFS and raw block devices before 4.10),
+ * where generic_write_sync() would sleep (a panic on 4.9: "kernel BUG at
+ * kernel/irq_work.c", found by block.raw.dsync), so the module syncs it
+ * from the workqueue; if it completes at once instead, the write_iter hook
+ * syncs it in the caller's context (nw_deferred_sync_finish()).
  */
 bool nw_sync_by_module(struct kiocb *req)
 {
+	umode_t mode = file_inode(req->ki_filp)->i_mode;
+
 	if (!NW_HAVE_IOCB_DSYNC)
 		return true;
-	return (req->ki_flags & IOCB_DIRECT) && !is_sync_kiocb(req) &&
-	       S_ISREG(file_inode(req->ki_filp)->i_mode);
+	if (!(req->ki_flags & IOCB_DIRECT) || is_sync_kiocb(req))
+		return false;
+	return S_ISREG(mode) || (S_ISBLK(mode) && NW_BLKDEV_DIO_GENERIC);
 }
 
 static bool nw_blkdev_hooked;

@@ -101,6 +101,15 @@
 #endif
 
 /*
+ * Before 4.10 a raw block device's direct I/O goes through fs/direct-io.c
+ * too (blkdev_direct_IO() -> __blockdev_direct_IO()), whose async
+ * completion runs generic_write_sync() in interrupt context for a
+ * per-request IOCB_DSYNC (fixed in 4.14, d9c10e5b8863).
+ */
+#define NW_BLKDEV_DIO_GENERIC \
+	(LINUX_VERSION_CODE < KERNEL_VERSION(4, 10, 0))
+
+/*
  * Is the inode lock free right now?  Taken and dropped at once.  It is
  * i_rwsem from 4.7; before that the i_mutex, which a shared taker (XFS's
  * direct I/O, ext4's direct reads) would find held exactly when an
