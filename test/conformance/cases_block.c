@@ -571,11 +571,13 @@ static void busy_device(struct nw_ctx *c)
 		 * counts already armed, and tasks waiting for a tag can then
 		 * wait for ever with nothing in flight (seen on 4.9.337 at
 		 * -smp 4: btrfs's bio submitter in bt_get(), the disk idle).
-		 * 64 tags keep the batch of 8 that 256 had.  4.4.y has the
-		 * same fix in its own tag code (bt_update_count()).
+		 * 64 tags keep the batch of 8 that 256 had.  4.4's own tag
+		 * code has the same flaw: bt_update_count() shrinks wake_cnt
+		 * and leaves the armed wait_cnt alone (seen on 4.4.220 once
+		 * btrfs was offered there: btrfs's submit worker in bt_get(),
+		 * every disk with nothing in flight).
 		 */
-		fputs(c->env->kver >= KV(4, 9, 0) &&
-		      c->env->kver < KV(4, 11, 0) ? "64" : "4", f);
+		fputs(c->env->kver < KV(4, 11, 0) ? "64" : "4", f);
 		fclose(f);
 	}
 	for (i = 0; i < 4; i++)
