@@ -32,12 +32,13 @@
 
 #include "nowait_aio.h"
 
-long (*nw_orig_do_io_submit)(aio_context_t, long, struct iocb __user *__user *,
-			     bool);
-ssize_t (*nw_orig_aio_read)(struct kiocb *, struct iocb *, bool, bool);
-ssize_t (*nw_orig_aio_write)(struct kiocb *, struct iocb *, bool, bool);
-ssize_t (*nw_orig_aio_run_iocb)(struct kiocb *, unsigned int, char __user *,
-				size_t, bool);
+static long (*nw_orig_do_io_submit)(aio_context_t, long,
+				    struct iocb __user *__user *, bool);
+static ssize_t (*nw_orig_aio_read)(struct kiocb *, struct iocb *, bool, bool);
+static ssize_t (*nw_orig_aio_write)(struct kiocb *, struct iocb *, bool,
+				    bool);
+static ssize_t (*nw_orig_aio_run_iocb)(struct kiocb *, unsigned int,
+				       char __user *, size_t, bool);
 
 /* One substituted iocb being submitted by one task. */
 struct nw_subst {
@@ -49,20 +50,6 @@ struct nw_subst {
 };
 
 static struct nw_marks nw_subst_marks = NW_MARKS_INIT(nw_subst_marks);
-
-void nw_apply_rw_flags(struct kiocb *iocb, unsigned int flags)
-{
-	if (flags & RWF_HIPRI)
-		iocb->ki_flags |= NW_IOCB_HIPRI;
-	if (flags & RWF_DSYNC)
-		iocb->ki_flags |= NW_IOCB_DSYNC;
-	if (flags & RWF_SYNC)
-		iocb->ki_flags |= NW_IOCB_DSYNC | NW_IOCB_SYNC;
-	if (flags & RWF_NOWAIT) {
-		iocb->ki_flags |= NW_IOCB_NOWAIT;
-		nw_count(NW_CNT_ACCEPTED);
-	}
-}
 
 /*
  * The request's pointer to the user's iocb (struct aio_kiocb's ki_user_iocb,
@@ -172,8 +159,8 @@ static ssize_t nw_aio_rw(struct kiocb *req, struct iocb *iocb, bool vectored,
 	return ret;
 }
 
-ssize_t nw_aio_read(struct kiocb *req, struct iocb *iocb, bool vectored,
-		    bool compat)
+static ssize_t nw_aio_read(struct kiocb *req, struct iocb *iocb,
+			   bool vectored, bool compat)
 {
 	ssize_t ret;
 
@@ -183,8 +170,8 @@ ssize_t nw_aio_read(struct kiocb *req, struct iocb *iocb, bool vectored,
 	return ret;
 }
 
-ssize_t nw_aio_write(struct kiocb *req, struct iocb *iocb, bool vectored,
-		     bool compat)
+static ssize_t nw_aio_write(struct kiocb *req, struct iocb *iocb,
+			    bool vectored, bool compat)
 {
 	ssize_t ret;
 
@@ -221,8 +208,8 @@ static ssize_t nw_aio_run_subst(struct kiocb *req, unsigned int opcode,
 	return ret;
 }
 
-ssize_t nw_aio_run_iocb(struct kiocb *req, unsigned int opcode,
-			char __user *buf, size_t len, bool compat)
+static ssize_t nw_aio_run_iocb(struct kiocb *req, unsigned int opcode,
+			       char __user *buf, size_t len, bool compat)
 {
 	ssize_t ret;
 
@@ -369,8 +356,8 @@ static long nw_submit_if_flagged(aio_context_t ctx_id,
  * skips the kernel's refusal; otherwise the kernel goes first and the
  * module looks where it stopped.
  */
-long nw_do_io_submit(aio_context_t ctx_id, long nr,
-		     struct iocb __user *__user *iocbpp, bool compat)
+static long nw_do_io_submit(aio_context_t ctx_id, long nr,
+			    struct iocb __user *__user *iocbpp, bool compat)
 {
 	bool peek = nw_demand_hot(), kernel_first = !peek;
 	long done = 0, ret = 0, f;
@@ -408,3 +395,28 @@ out:
 	nw_exit();
 	return ret;
 }
+
+static struct nw_hook nw_aio_hooks[] = {
+	{ .name = "aio_read", .wrapper = nw_aio_read,
+	  .orig = (void **)&nw_orig_aio_read, .need = NW_REQUIRED,
+	  .why = "io_submit: flags onto read requests", .has_standin = true },
+	{ .name = "aio_write", .wrapper = nw_aio_write,
+	  .orig = (void **)&nw_orig_aio_write, .need = NW_REQUIRED,
+	  .why = "io_submit: flags onto write requests", .has_standin = true },
+	{ .name = "do_io_submit", .wrapper = nw_do_io_submit,
+	  .orig = (void **)&nw_orig_do_io_submit, .need = NW_REQUIRED,
+	  .why = "io_submit: aio_rw_flags", .entry = true },
+};
+
+/* before 4.9: one function runs every opcode */
+static struct nw_hook nw_aio_standins[] = {
+	{ .name = "aio_run_iocb", .wrapper = nw_aio_run_iocb,
+	  .orig = (void **)&nw_orig_aio_run_iocb, .need = NW_REQUIRED,
+	  .why = "io_submit: flags onto requests" },
+};
+
+const struct nw_part nw_aio_part = {
+	.name = "io_submit",
+	NW_PART_HOOKS(nw_aio_hooks),
+	NW_PART_STANDINS(nw_aio_standins),
+};

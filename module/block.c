@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The block layer: a NOWAIT write must not sleep for a free request or tag.
+ * The block layer's part: a NOWAIT write must not sleep for a free request
+ * or tag.
  *
  * Design (documented in the README, "Block layer"):
- *  - Raw block-device direct writes: the request must fit one bio that the
- *    queue will not split (else EAGAIN up front: upstream 6.2's 9cea62b2cbab
- *    and 67d59247d4b5), and that bio allocates its request without
- *    sleeping: on a legacy queue get_request() is called without
+ *  - Raw block-device direct writes (blkdev.c) fit one bio that the queue
+ *    will not split, and that bio allocates its request without sleeping:
+ *    on a legacy queue get_request() is called without
  *    __GFP_DIRECT_RECLAIM and its failure becomes EAGAIN; on blk-mq
  *    blk_mq_sched_get_request() gets BLK_MQ_REQ_NOWAIT and a bio it cannot
  *    serve is ended with EAGAIN (4.12's blk_mq_make_request() would drop it
@@ -14,11 +14,12 @@
  *    through, so the application sees EAGAIN, never EIO, and nothing of the
  *    request was written.
  *  - Filesystem direct writes (fs/direct-io.c turns any bio error into EIO,
- *    iomap too): decided before issuing.  If the device's queue has no free
- *    request or tag right now, EAGAIN; otherwise the bios are issued as
- *    plain ones.  A request that needs more requests than are free when
- *    its later bios are built waits for them, as upstream's kernels may
- *    (liburing#1184); it never fails half-way.
+ *    iomap too) are decided before issuing (write.c, queue.c): if the
+ *    device's queue has no free request or tag right now, EAGAIN;
+ *    otherwise the bios are issued as plain ones.  A request that needs
+ *    more requests than are free when its later bios are built waits for
+ *    them, as upstream's kernels may (liburing#1184); it never fails
+ *    half-way.
  *  - Stacked devices (no request_fn, no mq_ops: dm, md): EOPNOTSUPP for
  *    NOWAIT, as the 4.13 series did.
  *  Only bios of the NOWAIT request itself are touched: writes submitted by
@@ -33,16 +34,14 @@
 
 #include "nowait_aio.h"
 
-struct request *(*nw_orig_get_request)(struct request_queue *, unsigned int,
-				       struct bio *, gfp_t);
-struct request *(*nw_orig_blk_mq_sched_get_request)(struct request_queue *,
-						    struct bio *, unsigned int,
-						    void *);
-void *nw_blkdev_bio_end_io;
-void *nw_blkdev_bio_end_io_simple;
-bool (*nw_blk_mq_has_free_tags)(struct blk_mq_tags *tags);
-
-struct nw_marks nw_blk_marks = NW_MARKS_INIT(nw_blk_marks);
+static struct request *(*nw_orig_get_request)(struct request_queue *,
+					      unsigned int, struct bio *,
+					      gfp_t);
+static struct request *(*nw_orig_blk_mq_sched_get_request)(
+	struct request_queue *, struct bio *, unsigned int, void *);
+static void *nw_blkdev_bio_end_io;
+static void *nw_blkdev_bio_end_io_simple;
+static bool (*nw_blk_mq_has_free_tags)(struct blk_mq_tags *tags);
 
 /* Is @bio a data write of the current task's NOWAIT block-device write? */
 static bool nw_bio_is_nowait(struct bio *bio)
@@ -54,8 +53,10 @@ static bool nw_bio_is_nowait(struct bio *bio)
 	       nw_mark_find(&nw_blk_marks);
 }
 
-struct request *nw_get_request(struct request_queue *q, unsigned int op,
-			       struct bio *bio, gfp_t gfp_mask)
+/* (hooked from 4.10: NW_GET_REQUEST_WRAPPER) */
+static __maybe_unused struct request *
+nw_get_request(struct request_queue *q, unsigned int op, struct bio *bio,
+	       gfp_t gfp_mask)
 {
 	struct request *rq;
 
@@ -75,9 +76,9 @@ struct request *nw_get_request(struct request_queue *q, unsigned int op,
 	return rq;
 }
 
-struct request *nw_blk_mq_sched_get_request(struct request_queue *q,
-					    struct bio *bio, unsigned int op,
-					    void *data)
+static struct request *
+nw_blk_mq_sched_get_request(struct request_queue *q, struct bio *bio,
+			    unsigned int op, void *data)
 {
 	struct request *rq;
 	bool nowait;
@@ -111,60 +112,41 @@ struct request *nw_blk_mq_sched_get_request(struct request_queue *q,
 	return rq;
 }
 
-static bool nw_perbio_mq, nw_perbio_legacy;
+static struct nw_hook nw_block_hooks[] = {
+	{ .name = "blkdev_bio_end_io", .orig = (void **)&nw_blkdev_bio_end_io,
+	  .need = NW_OPTIONAL,
+	  .why = "block-device DIO bios (4.10+): no-wait allocation" },
+	{ .name = "blkdev_bio_end_io_simple",
+	  .orig = (void **)&nw_blkdev_bio_end_io_simple, .need = NW_OPTIONAL,
+	  .why = "block-device DIO bios (4.10+): no-wait allocation" },
+	{ .name = "blk_mq_has_free_tags",
+	  .orig = (void **)&nw_blk_mq_has_free_tags, .need = NW_OPTIONAL,
+	  .why = "free scheduler tags" },
+	{ .name = "get_request", .wrapper = NW_GET_REQUEST_WRAPPER,
+	  .orig = (void **)&nw_orig_get_request, .need = NW_OPTIONAL,
+	  .why = "legacy queues (4.10+): request without waiting" },
+	{ .name = "blk_mq_sched_get_request",
+	  .wrapper = nw_blk_mq_sched_get_request,
+	  .orig = (void **)&nw_orig_blk_mq_sched_get_request,
+	  .need = NW_OPTIONAL, .why = "blk-mq (4.11+): tag without waiting" },
+};
 
 /*
  * Per-bio no-wait allocation needs the block device's own DIO completion
  * (4.10+, which passes a bio's error through) and the allocation hook for
  * the queue's kind; otherwise raw devices are decided before issuing too.
  */
-void nw_blk_setup(void)
+static void nw_block_setup(void)
 {
 	bool bios = nw_blkdev_bio_end_io && nw_blkdev_bio_end_io_simple;
 
-	nw_perbio_mq = bios && nw_hook_usable("blk_mq_sched_get_request");
-	nw_perbio_legacy = bios && nw_hook_usable("get_request");
+	nw_queue_setup(bios && nw_hook_ready(&nw_block_hooks[4]),
+		       bios && nw_hook_ready(&nw_block_hooks[3]),
+		       nw_blk_mq_has_free_tags);
 }
 
-bool nw_perbio_nowait(struct request_queue *q)
-{
-	return q->mq_ops ? nw_perbio_mq : nw_perbio_legacy;
-}
-
-/* A make_request-based (stacked) queue: dm, md, and the like. */
-bool nw_queue_is_stacked(struct request_queue *q)
-{
-	return !q->request_fn && !q->mq_ops;
-}
-
-/* Does the queue have a free request or tag for a write right now? */
-bool nw_queue_has_room(struct request_queue *q)
-{
-	if (q->mq_ops) {
-		struct blk_mq_hw_ctx *hctx;
-
-		struct blk_mq_tags *sched;
-
-		hctx = q->queue_hw_ctx[q->mq_map[raw_smp_processor_id()]];
-		sched = nw_hctx_sched_tags(q, hctx);
-		if (sched && nw_blk_mq_has_free_tags)
-			return nw_blk_mq_has_free_tags(sched);
-		return blk_mq_can_queue(hctx);
-	}
-	if (q->request_fn)
-		return q->root_rl.count[BLK_RW_SYNC] < q->nr_requests;
-	return true;
-}
-
-/*
- * Can this raw block-device write go as one bio the queue will not split?
- * (one iovec segment per page at most, within max_sectors and BIO_MAX_PAGES)
- */
-bool nw_blkdev_single_bio(struct request_queue *q, struct iov_iter *from)
-{
-	size_t count = iov_iter_count(from);
-	unsigned long pages = iov_iter_npages(from, BIO_MAX_PAGES + 1);
-
-	return pages <= BIO_MAX_PAGES && pages <= queue_max_segments(q) &&
-	       (count >> 9) <= queue_max_sectors(q);
-}
+const struct nw_part nw_block_part = {
+	.name = "block layer",
+	NW_PART_HOOKS(nw_block_hooks),
+	.setup = nw_block_setup,
+};

@@ -99,7 +99,7 @@ static int nw_demand_install_locked(void)
 	if (nw_demand_stopping)
 		return -EOPNOTSUPP;
 	t0 = ktime_get();
-	err = nw_hooks_install(nw_hooks, nw_nr_hooks, NW_HOOKS_DEMAND);
+	err = nw_hooks_install(NW_HOOKS_DEMAND);
 	nw_demand_install_ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
 	WRITE_ONCE(nw_demand_err, err ? -EOPNOTSUPP : 0);
 	if (err) {
@@ -139,7 +139,7 @@ static int nw_demand_remove_locked(void)
 		WRITE_ONCE(nw_demand_on, true);
 		return -EBUSY;
 	}
-	nw_hooks_remove(nw_hooks, nw_nr_hooks, NW_HOOKS_DEMAND);
+	nw_hooks_remove(NW_HOOKS_DEMAND);
 	return 0;
 }
 

@@ -1,17 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hook engine: one table of {symbol, wrapper, &original}.
+ * The hook engine.  Each part of the module (io_submit, preadv2/pwritev2,
+ * reads, each filesystem, block devices, the block layer) owns a table of
+ * {symbol, wrapper, &original} (struct nw_part); main.c hands the engine
+ * the list of parts, deepest first.
  *
  * Every symbol is resolved with kallsyms before anything is installed.  A
- * missing required symbol fails the load; a missing optional one switches
- * off only the check it serves.  dmesg names the symbol either way, and
- * /sys/kernel/nowait_aio/features shows it.  Hooks are ftrace callbacks
- * (SAVE_REGS|IPMODIFY) that send the call to the wrapper; the wrapper
- * reaches the original past its fentry call, so it is never redirected
- * twice.  Each entry point has an ftrace_ops of its own; the hooks below
- * them share one, so that they go in and out in one ftrace update
- * (demand.c).  Removal runs in reverse order (entry points first), then
- * waits until no task is left in module code.
+ * missing required symbol fails the load; a missing optional one turns off
+ * only the refinement it serves; a missing filesystem symbol turns off that
+ * filesystem.  dmesg names the symbol either way, and
+ * /sys/kernel/nowait_aio/features shows it.  A part may carry stand-ins:
+ * an older kernel's hook points for the same job, used only where none of
+ * the hooks they stand in for resolves.
+ *
+ * Hooks are ftrace callbacks (SAVE_REGS|IPMODIFY) that send the call to
+ * the wrapper; the wrapper reaches the original past its fentry call, so
+ * it is never redirected twice.  Each entry point has an ftrace_ops of its
+ * own; the hooks below them share one, so that they go in and out in one
+ * ftrace update (demand.c).  Removal runs in reverse order (entry points
+ * first), then waits until no task is left in module code.
+ *
+ * A part whose symbols live in a kernel module (a filesystem built as one)
+ * is attached once that module has finished loading and detached before it
+ * goes.
  */
 #include <linux/delay.h>
 #include <linux/ftrace.h>
@@ -19,15 +30,27 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "nowait_aio.h"
 
 DEFINE_PER_CPU(long, nw_active);
 DEFINE_MUTEX(nw_hooks_mutex);
 
-static const char *const nw_check_names[NW_NR_CHECKS] = {
-	"lock", "pagecache", "alloc", "congestion",
-};
+static const struct nw_part *const *nw_parts;
+static size_t nw_nr_parts;
+
+/* The @i-th hook of @p, its stand-ins after its own; NULL past the end. */
+static struct nw_hook *nw_part_hook(const struct nw_part *p, size_t i)
+{
+	if (i < p->nr_hooks)
+		return &p->hooks[i];
+	i -= p->nr_hooks;
+	return i < p->nr_standins ? &p->standins[i] : NULL;
+}
+
+#define nw_for_each_hook(p, h, i) \
+	for ((i) = 0; ((h) = nw_part_hook((p), (i))); (i)++)
 
 static NW_FTRACE_THUNK(nw_thunk)
 {
@@ -36,14 +59,38 @@ static NW_FTRACE_THUNK(nw_thunk)
 	NW_FTRACE_REGS(regs)->ip = (unsigned long)h->wrapper;
 }
 
+/* One of the hooks below the entry points, on the shared ops? */
+static bool nw_is_demand(const struct nw_hook *h)
+{
+	return h->wrapper && !h->entry;
+}
+
 /*
  * The hooks below the entry points share one ftrace_ops, so that putting
  * them in or out is one ftrace update: each registration walks every
  * ftrace record of the kernel and patches with three cross-CPU syncs, and
  * ten of them took 94 ms of guest time under the benchmark's emulation.
- * Its callback finds the wrapper by the hooked function's address.
+ * Its callback finds the wrapper by the hooked function's address, in a
+ * flat list of every part's per-request hooks.
  */
-static NW_FTRACE_THUNK(nw_demand_thunk);
+#define NW_MAX_DEMAND 32
+static struct nw_hook *nw_demand_hooks[NW_MAX_DEMAND];
+static size_t nw_nr_demand;
+
+static NW_FTRACE_THUNK(nw_demand_thunk)
+{
+	size_t i;
+
+	for (i = 0; i < nw_nr_demand; i++) {
+		const struct nw_hook *h = nw_demand_hooks[i];
+
+		if (READ_ONCE(h->addr) == ip) {
+			NW_FTRACE_REGS(regs)->ip = (unsigned long)h->wrapper;
+			return;
+		}
+	}
+}
+
 static struct ftrace_ops nw_demand_ops = {
 	.func = nw_demand_thunk,
 	.flags = NW_FTRACE_FLAGS,
@@ -51,86 +98,30 @@ static struct ftrace_ops nw_demand_ops = {
 static bool nw_demand_registered;
 static unsigned int nw_demand_nfiltered;	/* sites in its filter */
 
-/* One of the hooks below the entry points, on the shared ops? */
-static bool nw_is_demand(const struct nw_hook *h)
-{
-	return h->wrapper && !h->entry;
-}
-
-static NW_FTRACE_THUNK(nw_demand_thunk)
-{
-	size_t i;
-
-	for (i = 0; i < nw_nr_hooks; i++) {
-		const struct nw_hook *h = &nw_hooks[i];
-
-		if (READ_ONCE(h->addr) == ip && nw_is_demand(h)) {
-			NW_FTRACE_REGS(regs)->ip = (unsigned long)h->wrapper;
-			return;
-		}
-	}
-}
-
 /* ftrace_location() is not exported; the engine needs it to check sites */
 static unsigned long (*nw_ftrace_location)(unsigned long ip);
-
-static struct nw_hook *nw_hook_find(struct nw_hook *hooks, size_t n,
-				     const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(hooks[i].name, name))
-			return &hooks[i];
-	return NULL;
-}
-
-/* Is @name one of the comma-separated symbols in @list? */
-static bool nw_name_in_list(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-
-	while (list && *list) {
-		if (!strncmp(list, name, len) &&
-		    (list[len] == ',' || !list[len]))
-			return true;
-		list = strchr(list, ',');
-		if (list)
-			list++;
-	}
-	return false;
-}
-
-/* Does any of the entries @list names resolve? */
-static bool nw_any_resolved(struct nw_hook *hooks, size_t n, const char *list)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (hooks[i].addr && nw_name_in_list(list, hooks[i].name))
-			return true;
-	return false;
-}
-
-/* an owner's hook whose module is not loaded (yet, or any more) */
-static const char nw_reason_waiting[] = "waiting for its module";
-
 /* kallsyms_lookup_size_offset() is not exported either; optional */
 static int (*nw_sym_size_offset)(unsigned long addr, unsigned long *size,
 				 unsigned long *offset);
 
-static void nw_hook_resolve_one(struct nw_hook *h)
+/* a part's hook whose module is not loaded (yet, or any more) */
+static const char nw_reason_waiting[] = "waiting for its module";
+static const char nw_reason_standin[] = "absent; its stand-in is used";
+static const char nw_reason_not_needed[] =
+	"not needed (primary hook point present)";
+
+static void nw_hook_resolve_one(struct nw_hook *h, const char *owner)
 {
 	unsigned long size = 0, offset = 0;
 
 	h->addr = nw_lookup_name(h->name);
 	h->live = false;
 	h->off_reason = NULL;
-	if (!h->addr && h->owner && !nw_module_loaded(h->owner)) {
+	if (!h->addr && owner && !nw_module_loaded(owner)) {
 		h->off_reason = nw_reason_waiting;
 	} else if (!h->addr) {
 		h->off_reason = "symbol not found (inlined or absent)";
-	} else if (h->owner && !nw_addr_in_live_code(h->addr)) {
+	} else if (owner && !nw_addr_in_live_code(h->addr)) {
 		/* its module is on its way out: as good as gone */
 		h->off_reason = nw_reason_waiting;
 		h->addr = 0;
@@ -150,15 +141,116 @@ static void nw_hook_resolve_one(struct nw_hook *h)
 }
 
 /*
- * Resolve every entry before anything is installed.  An entry with alt_of
- * is used only when the entry it stands in for is absent (the same hook
- * point on another kernel's code).  A missing required symbol fails the
- * load; a missing check's symbol turns that check off; a missing optional
- * one only turns off the refinement it serves.
+ * A part's stand-ins are used only when none of the hooks they stand in
+ * for (has_standin) resolves; then those are not missing.
  */
-int nw_hooks_resolve(struct nw_hook *hooks, size_t n)
+static void nw_part_choose(const struct nw_part *p)
 {
+	bool primary = false, standin = false;
+	struct nw_hook *h;
 	size_t i;
+
+	if (!p->nr_standins)
+		return;
+	for (i = 0; i < p->nr_hooks; i++)
+		primary |= p->hooks[i].has_standin && p->hooks[i].addr;
+	for (i = 0; i < p->nr_standins; i++) {
+		h = &p->standins[i];
+		if (primary) {
+			h->addr = 0;
+			h->off_reason = nw_reason_not_needed;
+		}
+		standin |= !!h->addr;
+	}
+	for (i = 0; i < p->nr_hooks && standin; i++)
+		if (p->hooks[i].has_standin)
+			p->hooks[i].off_reason = nw_reason_standin;
+}
+
+/* Is @h missing in a way that counts (not waiting, not replaced)? */
+static bool nw_hook_missing(const struct nw_hook *h)
+{
+	return !h->addr && h->off_reason != nw_reason_waiting &&
+	       h->off_reason != nw_reason_standin &&
+	       h->off_reason != nw_reason_not_needed;
+}
+
+/* dmesg for a hook that is missing; -ENOENT when the load must fail */
+static int nw_hook_report(const struct nw_part *p, const struct nw_hook *h,
+			  bool attach)
+{
+	const char *mod = attach ? p->owner : NULL;
+
+	switch (h->need) {
+	case NW_REQUIRED:
+		pr_err("required symbol %s (%s): %s; not loading\n",
+		       h->name, h->why, h->off_reason);
+		return -ENOENT;
+	case NW_OPTIONAL:
+		if (mod)
+			pr_info("%s.ko: symbol %s (%s): %s; the module does without it\n",
+				mod, h->name, h->why, h->off_reason);
+		else
+			pr_info("symbol %s (%s): %s; that refinement is off\n",
+				h->name, h->why, h->off_reason);
+		return 0;
+	case NW_FS:
+		if (mod)
+			pr_warn("%s.ko: symbol %s (%s): %s; RWF_NOWAIT on %s is off\n",
+				mod, h->name, h->why, h->off_reason, p->owner);
+		else
+			pr_warn("symbol %s (%s): %s; RWF_NOWAIT on %s is off\n",
+				h->name, h->why, h->off_reason, p->owner);
+		return 0;
+	}
+	return 0;
+}
+
+/* Resolve one part, its stand-ins chosen; 0 or -ENOENT. */
+static int nw_part_resolve(const struct nw_part *p)
+{
+	struct nw_hook *h;
+	size_t i;
+	int err = 0;
+
+	nw_for_each_hook(p, h, i)
+		nw_hook_resolve_one(h, p->owner);
+	nw_part_choose(p);
+	nw_for_each_hook(p, h, i)
+		if (nw_hook_missing(h) && nw_hook_report(p, h, false))
+			err = -ENOENT;
+	return err;
+}
+
+/*
+ * Parts whose module is still loading (bit i: nw_parts[i]).  They are
+ * attached from a work item once the module is settled (compat.h,
+ * nw_module_unsettled()), never from inside its load.
+ */
+static unsigned long nw_parts_pending;
+
+/* @i's module is loading: its hooks wait, and it is attached later. */
+static void nw_part_defer(size_t i)
+{
+	struct nw_hook *h;
+	size_t j;
+
+	nw_for_each_hook(nw_parts[i], h, j) {
+		h->addr = 0;
+		h->live = false;
+		h->off_reason = nw_reason_waiting;
+	}
+	set_bit(i, &nw_parts_pending);
+}
+
+/*
+ * Take the list of parts and resolve every part before anything is
+ * installed.  Under nw_hooks_mutex.
+ */
+int nw_parts_resolve(const struct nw_part *const *parts, size_t n)
+{
+	struct nw_hook *h;
+	size_t i, j;
 	int err = 0;
 
 	nw_ftrace_location = (void *)nw_lookup_name("ftrace_location");
@@ -168,75 +260,45 @@ int nw_hooks_resolve(struct nw_hook *hooks, size_t n)
 	}
 	nw_sym_size_offset =
 		(void *)nw_lookup_name("kallsyms_lookup_size_offset");
-	for (i = 0; i < n; i++)
-		nw_hook_resolve_one(&hooks[i]);
+	nw_parts = parts;
+	nw_nr_parts = n;
+	nw_nr_demand = 0;
 	for (i = 0; i < n; i++) {
-		struct nw_hook *h = &hooks[i];
-		int check = h->check;
-		size_t j;
-		bool covered = false;
-
-		if (h->alt_of && nw_any_resolved(hooks, n, h->alt_of)) {
-			/* not needed here: a primary hook point exists */
-			h->addr = 0;
-			h->off_reason =
-				"not needed (primary hook point present)";
-			continue;
+		nw_for_each_hook(parts[i], h, j) {
+			if (!nw_is_demand(h))
+				continue;
+			if (nw_nr_demand == NW_MAX_DEMAND)
+				return -E2BIG;
+			nw_demand_hooks[nw_nr_demand++] = h;
 		}
-		if (h->addr)
-			continue;
-		/* a primary whose stand-in resolved is not missing */
-		for (j = 0; j < n; j++)
-			if (hooks[j].alt_of && hooks[j].addr &&
-			    nw_name_in_list(hooks[j].alt_of, h->name) &&
-			    !nw_any_resolved(hooks, n, hooks[j].alt_of))
-				covered = true;
-		if (covered) {
-			h->off_reason = "absent; its stand-in is used";
-			continue;
-		}
-		if (h->off_reason == nw_reason_waiting) {
-			/* its module is not loaded: attached when it comes */
-			continue;
-		} else if (check == NW_FS) {
-			pr_warn("symbol %s (%s): %s; RWF_NOWAIT on %s is off\n",
-				h->name, h->why, h->off_reason, h->owner);
-		} else if (check == NW_REQUIRED) {
-			pr_err("required symbol %s (%s): %s; not loading\n",
-			       h->name, h->why, h->off_reason);
+	}
+	for (i = 0; i < n; i++) {
+		if (parts[i]->owner && nw_module_unsettled(parts[i]->owner))
+			nw_part_defer(i);
+		else if (nw_part_resolve(parts[i]))
 			err = -ENOENT;
-		} else if (check == NW_OPTIONAL) {
-			pr_info("symbol %s (%s): %s; that refinement is off\n",
-				h->name, h->why, h->off_reason);
-		} else {
-			nw_check_on[check] = false;
-			nw_check_avail[check] = false;
-			pr_warn("symbol %s (%s): %s; check '%s' is off\n",
-				h->name, h->why, h->off_reason,
-				nw_check_names[check]);
-		}
 	}
 	return err;
 }
 
+/* The parts' own setup, once their hooks are resolved.  Under the mutex. */
+void nw_parts_setup(void)
+{
+	size_t i;
+
+	for (i = 0; i < nw_nr_parts; i++)
+		if (nw_parts[i]->setup)
+			nw_parts[i]->setup();
+}
+
 /*
- * Will @name's wrapper run for a flagged request?  Every resolved hook is
+ * Will @h's wrapper run for a flagged request?  Every resolved hook is
  * installed at load (or the load fails), and the ones below the entry
  * points are back in before any flagged request goes down (demand.c).
  */
-bool nw_hook_usable(const char *name)
+bool nw_hook_ready(const struct nw_hook *h)
 {
-	struct nw_hook *h = nw_hook_find(nw_hooks, nw_nr_hooks, name);
-
-	return h && h->wrapper && h->addr;
-}
-
-/* The address @name resolved to (0: not resolved, or its module gone). */
-unsigned long nw_hook_addr(const char *name)
-{
-	struct nw_hook *h = nw_hook_find(nw_hooks, nw_nr_hooks, name);
-
-	return h ? h->addr : 0;
+	return h->wrapper && h->addr;
 }
 
 /*
@@ -274,17 +336,17 @@ static void nw_demand_filter_del(struct nw_hook *h)
 }
 
 /* The shared ops: every resolved site in its filter, then in. */
-static int nw_demand_ops_install(struct nw_hook *hooks, size_t n)
+static int nw_demand_ops_install(void)
 {
 	size_t i;
 	int err;
 
 	if (nw_demand_registered)
 		return 0;
-	for (i = 0; i < n; i++) {
-		if (!nw_is_demand(&hooks[i]) || !hooks[i].addr)
+	for (i = 0; i < nw_nr_demand; i++) {
+		if (!nw_demand_hooks[i]->addr)
 			continue;
-		err = nw_demand_filter_add(&hooks[i]);
+		err = nw_demand_filter_add(nw_demand_hooks[i]);
 		if (err)
 			return err;
 	}
@@ -297,13 +359,13 @@ static int nw_demand_ops_install(struct nw_hook *hooks, size_t n)
 		return err;
 	}
 	nw_demand_registered = true;
-	for (i = 0; i < n; i++)
-		if (hooks[i].filtered)
-			hooks[i].live = true;
+	for (i = 0; i < nw_nr_demand; i++)
+		if (nw_demand_hooks[i]->filtered)
+			nw_demand_hooks[i]->live = true;
 	return 0;
 }
 
-static void nw_demand_ops_remove(struct nw_hook *hooks, size_t n)
+static void nw_demand_ops_remove(void)
 {
 	size_t i;
 	int err;
@@ -315,9 +377,8 @@ static void nw_demand_ops_remove(struct nw_hook *hooks, size_t n)
 		pr_err("unregister_ftrace_function(per-request hooks) failed: %d\n",
 		       err);
 	nw_demand_registered = false;
-	for (i = 0; i < n; i++)
-		if (!hooks[i].entry)
-			hooks[i].live = false;
+	for (i = 0; i < nw_nr_demand; i++)
+		nw_demand_hooks[i]->live = false;
 }
 
 /* Unload or a failed load: the shared ops' filter goes too. */
@@ -327,8 +388,8 @@ void nw_hooks_release(void)
 
 	if (nw_demand_registered)
 		return;
-	for (i = 0; i < nw_nr_hooks; i++)
-		nw_demand_filter_del(&nw_hooks[i]);
+	for (i = 0; i < nw_nr_demand; i++)
+		nw_demand_filter_del(nw_demand_hooks[i]);
 }
 
 static int nw_hook_install(struct nw_hook *h)
@@ -367,47 +428,72 @@ static void nw_hook_remove(struct nw_hook *h)
 	h->live = false;
 }
 
-/*
- * Install @set: the per-request hooks (below the entry points in the
- * table) in one go, then the entry points in table order.  On failure,
- * remove what this call put in.
- */
-int nw_hooks_install(struct nw_hook *hooks, size_t n, enum nw_hook_set set)
+/* Remove the entry points, in reverse order of parts and of hooks. */
+static void nw_entries_remove(void)
 {
-	size_t i;
+	size_t i = nw_nr_parts, j;
+
+	while (i--) {
+		const struct nw_part *p = nw_parts[i];
+
+		j = p->nr_hooks + p->nr_standins;
+		while (j--) {
+			struct nw_hook *h = nw_part_hook(p, j);
+
+			if (h->entry)
+				nw_hook_remove(h);
+		}
+	}
+}
+
+static int nw_entries_install(void)
+{
+	struct nw_hook *h;
+	size_t i, j;
 	int err;
 
-	if (set != NW_HOOKS_ENTRY) {
-		err = nw_demand_ops_install(hooks, n);
-		if (err)
-			return err;
-	}
-	if (set == NW_HOOKS_DEMAND)
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (!hooks[i].wrapper || !hooks[i].addr || hooks[i].live ||
-		    !hooks[i].entry)
-			continue;
-		err = nw_hook_install(&hooks[i]);
-		if (err) {
-			nw_hooks_remove(hooks, i, set);
-			return err;
+	for (i = 0; i < nw_nr_parts; i++) {
+		nw_for_each_hook(nw_parts[i], h, j) {
+			if (!h->entry || !h->addr || h->live)
+				continue;
+			err = nw_hook_install(h);
+			if (err) {
+				nw_entries_remove();
+				return err;
+			}
 		}
 	}
 	return 0;
 }
 
-/* Remove @set: the entry points in reverse table order, then the rest. */
-void nw_hooks_remove(struct nw_hook *hooks, size_t n, enum nw_hook_set set)
+/*
+ * Install @set: the per-request hooks in one go, then the entry points in
+ * the parts' order.  On failure, remove what this call put in.
+ */
+int nw_hooks_install(enum nw_hook_set set)
 {
-	size_t i = n;
+	int err;
 
+	if (set != NW_HOOKS_ENTRY) {
+		err = nw_demand_ops_install();
+		if (err)
+			return err;
+	}
+	if (set == NW_HOOKS_DEMAND)
+		return 0;
+	err = nw_entries_install();
+	if (err && set == NW_HOOKS_ALL)
+		nw_demand_ops_remove();
+	return err;
+}
+
+/* Remove @set: the entry points in reverse order, then the rest. */
+void nw_hooks_remove(enum nw_hook_set set)
+{
 	if (set != NW_HOOKS_DEMAND)
-		while (i--)
-			if (hooks[i].entry)
-				nw_hook_remove(&hooks[i]);
+		nw_entries_remove();
 	if (set != NW_HOOKS_ENTRY)
-		nw_demand_ops_remove(hooks, n);
+		nw_demand_ops_remove();
 }
 
 /* Wait until no task is inside a wrapper (it may be blocked in the kernel). */
@@ -433,107 +519,90 @@ void nw_hooks_wait_idle(void)
 	nw_sync_trampolines();
 }
 
-size_t nw_features_show(char *buf, size_t len)
+static size_t nw_hook_show(const struct nw_hook *h, char *buf, size_t len)
 {
-	size_t i, off = 0;
-	int c;
+	return scnprintf(buf, len, "hook %s %s%s%s\n", h->name,
+			 h->live ? "live" : !h->addr ? "off" :
+			 h->wrapper ? "standby" : "resolved",
+			 h->off_reason ? ": " : "",
+			 h->off_reason ? h->off_reason : "");
+}
 
-	for (i = 0; i < nw_nr_hooks && off < len; i++) {
-		const struct nw_hook *h = &nw_hooks[i];
+/* One "hook" line per hook of every part (resolved helpers left out). */
+size_t nw_hooks_show(char *buf, size_t len)
+{
+	const struct nw_part *p;
+	struct nw_hook *h;
+	size_t i, j, off = 0;
 
-		if (!h->wrapper && h->addr)
-			continue;	/* resolved helper symbols */
-		if (h->off_reason == nw_reason_waiting) {
-			off += scnprintf(buf + off, len - off,
-					 "hook %s off: waiting for %s.ko\n",
-					 h->name, h->owner);
-			continue;
+	for (i = 0; i < nw_nr_parts; i++) {
+		p = nw_parts[i];
+		nw_for_each_hook(p, h, j) {
+			if (off >= len)
+				return off;
+			if (!h->wrapper && h->addr)
+				continue;
+			if (h->off_reason == nw_reason_waiting) {
+				off += scnprintf(buf + off, len - off,
+						 "hook %s off: waiting for %s.ko\n",
+						 h->name, p->owner);
+				continue;
+			}
+			off += nw_hook_show(h, buf + off, len - off);
 		}
-		off += scnprintf(buf + off, len - off, "hook %s %s%s%s\n",
-				 h->name, h->live ? "live" :
-				 !h->addr ? "off" :
-				 h->wrapper ? "standby" : "resolved",
-				 h->off_reason ? ": " : "",
-				 h->off_reason ? h->off_reason : "");
 	}
-	if (off < len)
-		off += nw_demand_show(buf + off, len - off);
-	if (off < len)
-		off += nw_owners_show(buf + off, len - off);
-	if (nw_unload_pinned && off < len)
-		off += scnprintf(buf + off, len - off,
-				 "unload refused: preemptible kernel without TASKS_RCU\n");
-	for (c = 0; c < NW_NR_CHECKS && off < len; c++)
-		off += scnprintf(buf + off, len - off, "check %s %s\n",
-				 nw_check_names[c],
-				 !nw_check_avail[c] ? "unavailable" :
-				 nw_check_on[c] ? "on" : "off");
 	return off;
 }
 
 /*
  * Filesystems built as modules come and go while nowait_aio is loaded.
- * A hook whose owner is a module is attached when that module comes
- * (MODULE_STATE_COMING: its code and ftrace records are in place, and
- * its init, which registers the filesystem, has not run yet) and
- * detached when it goes (MODULE_STATE_GOING: its exit has run, so no
- * file of it is open, and its ftrace records still exist).  No filter
- * of the module's ops ever names freed module text.
+ * A part whose owner is a module is attached by a work item once that
+ * module has settled (loaded, initialised, its text read-only: patching
+ * it earlier races with the loader on kernels before 5.1, see compat.h),
+ * and detached when it goes (MODULE_STATE_GOING: its exit has run, so no
+ * file of it is open, and its ftrace records still exist).  No filter of
+ * the module's ops ever names freed module text.  Until it is attached,
+ * that filesystem refuses NOWAIT with EOPNOTSUPP, as one without NOWAIT
+ * support does: a few milliseconds after its module loads.
  */
-static bool nw_owners_ready;	/* the table is resolved and installed */
+static bool nw_owners_ready;	/* the parts are resolved and installed */
 
-static bool nw_owner_is(const struct nw_hook *h, const char *owner)
+static bool nw_owned_by(const struct nw_part *p, const char *owner)
 {
-	return h->owner && !strcmp(h->owner, owner);
+	return p->owner && !strcmp(p->owner, owner);
 }
 
-static bool nw_owner_known(const char *owner)
+/* Under nw_hooks_mutex: @p's module has come; attach its hooks. */
+static void nw_part_attach(const struct nw_part *p)
 {
+	struct nw_hook *h;
 	size_t i;
 
-	for (i = 0; i < nw_nr_hooks; i++)
-		if (nw_owner_is(&nw_hooks[i], owner))
-			return true;
-	return false;
-}
-
-/* Under nw_hooks_mutex: @owner's module has come; attach its hooks. */
-static void nw_owner_attach(const char *owner)
-{
-	size_t i;
-
-	for (i = 0; i < nw_nr_hooks; i++) {
-		struct nw_hook *h = &nw_hooks[i];
-
-		if (!nw_owner_is(h, owner) || h->addr)
+	nw_for_each_hook(p, h, i) {
+		/* resolved already: its module came while nowait_aio loaded */
+		if (h->addr)
 			continue;
-		nw_hook_resolve_one(h);
+		nw_hook_resolve_one(h, p->owner);
 		if (h->addr && nw_is_demand(h) && nw_demand_filter_add(h)) {
 			h->addr = 0;
 			h->off_reason = "ftrace refused the hook";
 		}
-		if (!h->addr && h->check == NW_OPTIONAL)
-			pr_info("%s.ko: symbol %s (%s): %s; the module does without it\n",
-				owner, h->name, h->why, h->off_reason);
-		else if (!h->addr)
-			pr_warn("%s.ko: symbol %s (%s): %s; RWF_NOWAIT on %s is off\n",
-				owner, h->name, h->why, h->off_reason, owner);
+		if (nw_hook_missing(h))
+			nw_hook_report(p, h, true);
 	}
-	nw_fs_setup();
-	pr_info("%s.ko loaded: its hooks are attached\n", owner);
+	if (p->setup)
+		p->setup();
+	pr_info("%s.ko loaded: its hooks are attached\n", p->owner);
 }
 
-/* Under nw_hooks_mutex: @owner's module is going; detach its hooks. */
-static void nw_owner_detach(const char *owner)
+/* Under nw_hooks_mutex: @p's module is going; detach its hooks. */
+static void nw_part_detach(const struct nw_part *p)
 {
+	struct nw_hook *h;
 	size_t i;
 	bool any = false;
 
-	for (i = 0; i < nw_nr_hooks; i++) {
-		struct nw_hook *h = &nw_hooks[i];
-
-		if (!nw_owner_is(h, owner))
-			continue;
+	nw_for_each_hook(p, h, i) {
 		if (h->addr) {
 			nw_demand_filter_del(h);
 			any = true;
@@ -542,23 +611,61 @@ static void nw_owner_detach(const char *owner)
 		WRITE_ONCE(*h->orig, NULL);
 		h->off_reason = nw_reason_waiting;
 	}
-	nw_fs_setup();
+	if (p->setup)
+		p->setup();
 	if (any)
-		pr_info("%s.ko unloading: its hooks are detached\n", owner);
+		pr_info("%s.ko unloading: its hooks are detached\n", p->owner);
+}
+
+/* Attach the pending parts whose module has settled; retry the rest. */
+static void nw_owners_attach_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(nw_attach_work, nw_owners_attach_work);
+
+static void nw_owners_attach_work(struct work_struct *work)
+{
+	const struct nw_part *p;
+	size_t i;
+
+	mutex_lock(&nw_hooks_mutex);
+	for (i = 0; i < nw_nr_parts && nw_owners_ready; i++) {
+		p = nw_parts[i];
+		if (!test_bit(i, &nw_parts_pending) ||
+		    nw_module_unsettled(p->owner))
+			continue;
+		clear_bit(i, &nw_parts_pending);
+		/* gone again: its GOING detached it */
+		if (nw_module_loaded(p->owner))
+			nw_part_attach(p);
+	}
+	if (nw_parts_pending && nw_owners_ready)
+		schedule_delayed_work(&nw_attach_work, msecs_to_jiffies(2));
+	mutex_unlock(&nw_hooks_mutex);
 }
 
 static int nw_owner_notify(struct notifier_block *nb, unsigned long state,
 			   void *data)
 {
 	struct module *mod = data;
+	size_t i;
 
-	if (!nw_owner_known(mod->name))
-		return NOTIFY_DONE;
 	mutex_lock(&nw_hooks_mutex);
-	if (state == MODULE_STATE_COMING && nw_owners_ready)
-		nw_owner_attach(mod->name);
-	else if (state == MODULE_STATE_GOING)
-		nw_owner_detach(mod->name);
+	for (i = 0; i < nw_nr_parts; i++) {
+		if (!nw_owned_by(nw_parts[i], mod->name))
+			continue;
+		/*
+		 * A module that goes is always detached, also while the
+		 * parts are still being installed: its sites must leave
+		 * the filter before its text is freed.  One that comes is
+		 * attached once it has settled (nw_module_unsettled()).
+		 */
+		if (state == MODULE_STATE_GOING) {
+			clear_bit(i, &nw_parts_pending);
+			nw_part_detach(nw_parts[i]);
+		} else if (state == MODULE_STATE_COMING && nw_owners_ready) {
+			set_bit(i, &nw_parts_pending);
+			schedule_delayed_work(&nw_attach_work, 0);
+		}
+	}
 	mutex_unlock(&nw_hooks_mutex);
 	return NOTIFY_DONE;
 }
@@ -567,17 +674,19 @@ static struct notifier_block nw_owner_nb = {
 	.notifier_call = nw_owner_notify,
 };
 
-/* Before the table is resolved: no module event can be missed. */
+/* Before the parts are resolved: no module event can be missed. */
 int nw_owners_init(void)
 {
 	return register_module_notifier(&nw_owner_nb);
 }
 
-/* After the table is installed: module events now attach. */
+/* After the parts are installed: module events now attach. */
 void nw_owners_start(void)
 {
 	mutex_lock(&nw_hooks_mutex);
 	nw_owners_ready = true;
+	if (nw_parts_pending)
+		schedule_delayed_work(&nw_attach_work, 0);
 	mutex_unlock(&nw_hooks_mutex);
 }
 
@@ -587,45 +696,44 @@ void nw_owners_exit(void)
 	mutex_lock(&nw_hooks_mutex);
 	nw_owners_ready = false;
 	mutex_unlock(&nw_hooks_mutex);
+	/* it does not requeue itself once nw_owners_ready is false */
+	cancel_delayed_work_sync(&nw_attach_work);
+	nw_parts_pending = 0;
 }
 
-/* One features line per owner: "fs xfs live", "fs xfs waiting for xfs.ko". */
+/* The features line of a part with an owner: "fs xfs live", ... */
+static size_t nw_owner_show(const struct nw_part *p, char *buf, size_t len)
+{
+	const struct nw_hook *bad = NULL, *h;
+	const char *why;
+	size_t i;
+
+	nw_for_each_hook(p, h, i)
+		if (h->need == NW_FS && !h->addr && !bad)
+			bad = h;
+	if (!bad) {
+		why = p->off_why ? p->off_why() : NULL;
+		if (why)
+			return scnprintf(buf, len, "fs %s off: %s\n", p->owner,
+					 why);
+		return scnprintf(buf, len, "fs %s live\n", p->owner);
+	}
+	if (bad->off_reason == nw_reason_waiting)
+		return scnprintf(buf, len, "fs %s waiting for %s.ko\n",
+				 p->owner, p->owner);
+	return scnprintf(buf, len, "fs %s off: %s: %s\n", p->owner, bad->name,
+			 bad->off_reason);
+}
+
+/* One features line per filesystem part. */
 size_t nw_owners_show(char *buf, size_t len)
 {
-	size_t i, j, off = 0;
+	size_t i, off = 0;
 
 	mutex_lock(&nw_hooks_mutex);
-	for (i = 0; i < nw_nr_hooks && off < len; i++) {
-		const struct nw_hook *h = &nw_hooks[i], *bad = NULL;
-
-		if (h->check != NW_FS)
-			continue;
-		for (j = 0; j < i; j++)
-			if (nw_hooks[j].check == NW_FS &&
-			    nw_owner_is(&nw_hooks[j], h->owner))
-				break;
-		if (j < i)
-			continue;	/* that owner's line is out */
-		for (j = i; j < nw_nr_hooks; j++)
-			if (nw_hooks[j].check == NW_FS &&
-			    nw_owner_is(&nw_hooks[j], h->owner) &&
-			    !nw_hooks[j].addr && !bad)
-				bad = &nw_hooks[j];
-		if (!bad && nw_owner_is(h, "btrfs") && !nw_btrfs_offered())
-			off += scnprintf(buf + off, len - off,
-					 "fs btrfs off: no can_nocow_extent, and fiemap before 4.9 cannot see reflinks since the last commit\n");
-		else if (!bad)
-			off += scnprintf(buf + off, len - off, "fs %s live\n",
-					 h->owner);
-		else if (bad->off_reason == nw_reason_waiting)
-			off += scnprintf(buf + off, len - off,
-					 "fs %s waiting for %s.ko\n", h->owner,
-					 h->owner);
-		else
-			off += scnprintf(buf + off, len - off,
-					 "fs %s off: %s: %s\n", h->owner,
-					 bad->name, bad->off_reason);
-	}
+	for (i = 0; i < nw_nr_parts && off < len; i++)
+		if (nw_parts[i]->owner)
+			off += nw_owner_show(nw_parts[i], buf + off, len - off);
 	mutex_unlock(&nw_hooks_mutex);
 	return off;
 }

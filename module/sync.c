@@ -54,16 +54,10 @@ bool nw_sync_by_module(struct kiocb *req)
 	return S_ISREG(mode) || (S_ISBLK(mode) && NW_BLKDEV_DIO_GENERIC);
 }
 
-static bool nw_blkdev_hooked;
-
 /* Can it?  Only where it hooks the file's write_iter. */
 bool nw_can_defer_sync(struct kiocb *req)
 {
-	struct inode *inode = file_inode(req->ki_filp);
-
-	if (S_ISBLK(inode->i_mode))
-		return nw_blkdev_hooked;
-	return nw_fs_write_hooked(inode);
+	return nw_fs_write_hooked(file_inode(req->ki_filp));
 }
 
 static void nw_sync_work(struct work_struct *work)
@@ -176,12 +170,6 @@ void nw_defer_sync_cancel(struct kiocb *req)
 		kfree(s);
 		nw_exit();
 	}
-}
-
-/* Once the table is resolved: is the block devices' write hook there? */
-void nw_sync_setup(void)
-{
-	nw_blkdev_hooked = nw_hook_usable("blkdev_write_iter");
 }
 
 int nw_sync_init(void)

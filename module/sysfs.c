@@ -50,8 +50,6 @@ static ssize_t _name##_store(struct kobject *k,				\
 			     struct kobj_attribute *a,			\
 			     const char *buf, size_t count)		\
 {									\
-	if (!nw_check_avail[_check])					\
-		return -ENODEV;						\
 	return bool_store(&nw_check_on[_check], buf, count);		\
 }									\
 static struct kobj_attribute nw_attr_##_name = __ATTR_RW(_name)
@@ -114,10 +112,26 @@ NW_COUNTER_ATTR(eagain_warmup, NW_CNT_EAGAIN_WARMUP);
 NW_COUNTER_ATTR(refused_eopnotsupp, NW_CNT_EOPNOTSUPP);
 NW_COUNTER_ATTR(refused_einval, NW_CNT_EINVAL);
 
+/* Every hook, the demand set, each filesystem, the checks. */
 static ssize_t features_show(struct kobject *k, struct kobj_attribute *a,
 			     char *buf)
 {
-	return nw_features_show(buf, PAGE_SIZE);
+	size_t len = PAGE_SIZE, off;
+	int c;
+
+	off = nw_hooks_show(buf, len);
+	if (off < len)
+		off += nw_demand_show(buf + off, len - off);
+	if (off < len)
+		off += nw_owners_show(buf + off, len - off);
+	if (nw_unload_pinned && off < len)
+		off += scnprintf(buf + off, len - off,
+				 "unload refused: preemptible kernel without TASKS_RCU\n");
+	for (c = 0; c < NW_NR_CHECKS && off < len; c++)
+		off += scnprintf(buf + off, len - off, "check %s %s\n",
+				 nw_check_names[c],
+				 nw_check_on[c] ? "on" : "off");
+	return off;
 }
 
 static struct kobj_attribute nw_attr_enabled = __ATTR_RW(enabled);

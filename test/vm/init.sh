@@ -167,6 +167,12 @@ load_nowait() {
 if [ "$NW_MODULE" = 1 ] && [ "$NW_ORDER" = module-first ]; then
 	load_nowait
 	load_modules
+	# a filesystem is attached a moment after its module settles
+	n=0
+	while grep -q '^fs .* waiting for' /sys/kernel/nowait_aio/features &&
+		[ $n -lt 5 ]; do
+		sleep 1; n=$((n + 1))
+	done
 	say "# after the filesystem modules: $(grep '^fs ' /sys/kernel/nowait_aio/features | tr '\n' ' ')"
 else
 	load_modules

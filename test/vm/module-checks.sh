@@ -213,7 +213,13 @@ fsmod_check() { # fs device
 	s1=$(sed -n "s/^fs $fs //p" $k/features)
 	r1=$(NW_CASE_TIMEOUT=8 /nwconf fs.ext4.inode-lock | grep -c '^ok')
 	modprobe $fs 2>>/tmp/rmmod.err && mount -t $fs /dev/$dev /mnt/$fs 2>>/tmp/rmmod.err
-	s2=$(sed -n "s/^fs $fs //p" $k/features)
+	# attached once the module has settled (README: How it works), by a
+	# work item that looks every 2 ms: a moment after modprobe returns
+	n=0
+	while s2=$(sed -n "s/^fs $fs //p" $k/features) &&
+		[ "$s2" = "waiting for $fs.ko" ] && [ $n -lt 50 ]; do
+		sleep 1; n=$((n + 1))
+	done
 	r2=$(/nwconf fs.$fs.past-eof fs.$fs.hole-write fs.$fs.inode-lock | grep -c '^ok')
 	if [ "$s1" = "$want1" ] && [ "$r1" = 1 ] && [ "$s2" = "$want2" ] && [ "$r2" = "$want3" ]; then
 		ok $id "$what"

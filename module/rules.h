@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rules.h - the floor below every part: what a NOWAIT request is checked
+ * against, whichever hook sees it.  The switches and counters of
+ * /sys/kernel/nowait_aio/, fault injection, RWF_* flags onto a kiocb, the
+ * page-cache probe, and which filesystem a file belongs to.  Nothing here
+ * calls into a part.
+ */
+#ifndef NOWAIT_AIO_RULES_H
+#define NOWAIT_AIO_RULES_H
+
+#include <linux/fs.h>
+#include <linux/gfp.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+/* --- checks that can be switched off one by one --- */
+enum nw_check {
+	NW_CHECK_LOCK,		/* inode lock only tried */
+	NW_CHECK_PAGECACHE,	/* page-cache pages in a direct range */
+	NW_CHECK_ALLOC,		/* block allocation, COW */
+	NW_CHECK_CONGESTION,	/* no free request or tag */
+	NW_NR_CHECKS,
+};
+
+extern const char *const nw_check_names[NW_NR_CHECKS];
+
+/* --- counters under /sys/kernel/nowait_aio/ --- */
+enum nw_counter {
+	NW_CNT_ACCEPTED,	/* NOWAIT requests let in */
+	NW_CNT_EAGAIN_LOCK,
+	NW_CNT_EAGAIN_PAGECACHE,
+	NW_CNT_EAGAIN_ALLOC,
+	NW_CNT_EAGAIN_CONGESTION,
+	NW_CNT_EAGAIN_INJECTED,
+	NW_CNT_EAGAIN_WARMUP,	/* per-request hooks were out (demand.c) */
+	NW_CNT_EOPNOTSUPP,	/* refused: unsupported file or flag */
+	NW_CNT_EINVAL,		/* refused: invalid request */
+	NW_NR_COUNTERS,
+};
+
+extern bool nw_enabled;
+extern bool nw_check_on[NW_NR_CHECKS];
+extern unsigned int nw_fault_inject;	/* EAGAIN on 1 NOWAIT request in N */
+DECLARE_PER_CPU(unsigned long, nw_counters[NW_NR_COUNTERS]);
+
+static inline void nw_count(enum nw_counter c)
+{
+	this_cpu_inc(nw_counters[c]);
+}
+
+/* A refusal with EAGAIN, counted under its reason. */
+static inline int nw_eagain(enum nw_counter why)
+{
+	nw_count(why);
+	return -EAGAIN;
+}
+
+unsigned long nw_counter_sum(enum nw_counter c);
+bool nw_inject_eagain(void);
+
+/* memory on a NOWAIT request's path: no reclaim, no warning; none: EAGAIN */
+#define NW_GFP_NOWAIT	(GFP_NOWAIT | __GFP_NOWARN)
+
+/* 4.14's kiocb_set_rw_flags(), for flags already known to be valid */
+void nw_apply_rw_flags(struct kiocb *iocb, unsigned int flags);
+
+/* Does the page cache hold any page of [start, end] (bytes, inclusive)? */
+bool nw_range_has_page(struct address_space *mapping, loff_t start,
+		       loff_t end);
+
+/*
+ * Which filesystem a file belongs to, by its f_op->write_iter against the
+ * address each filesystem part recorded when its hooks attached (never by
+ * name: a filesystem module that went and came back has a new address).
+ */
+enum nw_fs {
+	NW_FS_NONE,
+	NW_FS_EXT4,
+	NW_FS_XFS,
+	NW_FS_BTRFS,
+	NW_FS_BLKDEV,
+	NW_NR_FS,
+};
+
+/* A part's record: its write_iter (0: not hooked), and NOWAIT offered? */
+void nw_fs_set(enum nw_fs fs, unsigned long write_iter, bool offered);
+enum nw_fs nw_fs_of(struct inode *inode);
+/* Does a hook of the module run this file's write_iter? */
+static inline bool nw_fs_write_hooked(struct inode *inode)
+{
+	return nw_fs_of(inode) != NW_FS_NONE;
+}
+
+/* 4.14's FMODE_NOWAIT: may a NOWAIT request reach this file? */
+bool nw_file_nowait_capable(struct file *file);
+
+#endif /* NOWAIT_AIO_RULES_H */

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The NOWAIT write path of the filesystems and block devices: where 4.14
+ * (with the later upstream fixes) refuses a NOWAIT write before anything is
+ * written.  Each part says what is its own in a struct nw_fs_ops (write.h);
+ * this file asks it in upstream's order.
+ *
+ * Rules carried here (4.14.67):
+ *  - a NOWAIT write without O_DIRECT: EOPNOTSUPP (ext4, XFS and btrfs
+ *    ->write_iter; blkdev_write_iter), after the answers some of them give
+ *    first;
+ *  - NOWAIT direct writes: the inode lock only tried, no allocation or COW,
+ *    no page-cache pages in the range, a free request or tag on the device.
+ * The lock tests take and drop the lock at once: the filesystem then takes
+ * it itself (a writer that slips in between makes that one call wait, as a
+ * plain write would; it never makes a refused one write).
+ */
+#include <linux/blkdev.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "nowait_aio.h"
+#include "write.h"
+
+/*
+ * Ask the filesystem for the extents of [pos, pos + len) through its fiemap
+ * method (the FIEMAP ioctl's; a public interface, unlike the filesystems'
+ * private block maps) and decide whether a direct write there can go ahead
+ * without allocating: the range is covered without holes by extents that
+ * are not delayed, inline, encoded or shared, and unwritten (preallocated)
+ * ones only where @unwritten_ok.  Written extents count only if
+ * @written_ok (btrfs writes in place only with NODATACOW).  Anything the
+ * answer does not cover (too many extents, an error) counts as "no".
+ */
+bool nw_range_in_place(struct inode *inode, loff_t pos, size_t len,
+			      bool written_ok, bool unwritten_ok)
+{
+	struct fiemap_extent *ext;
+	struct fiemap_extent_info fi = { 0 };
+	nw_addr_limit_t old;
+	loff_t cur = pos, end = pos + len;
+	unsigned int i;
+	bool ok = false;
+	int err;
+
+	if (!inode->i_op->fiemap || !len || pos >= inode->i_sb->s_maxbytes)
+		return false;
+	/* a NOWAIT request's path: no reclaim; no memory means "no" (EAGAIN) */
+	ext = kcalloc(NW_FIEMAP_EXTENTS, sizeof(*ext), NW_GFP_NOWAIT);
+	if (!ext)
+		return false;
+	fi.fi_extents_max = NW_FIEMAP_EXTENTS;
+	fi.fi_extents_start = (struct fiemap_extent __user *)ext;
+	/*
+	 * Only the write's own range: btrfs locks the queried range for the
+	 * whole walk, and a NOWAIT write must not wait on locks past it.
+	 * (4.12's btrfs logs "unhandled fiemap cache detected" for such a
+	 * query: noise, not a WARN.)
+	 */
+	old = nw_kernel_ds_enter();
+	err = inode->i_op->fiemap(inode, &fi, pos, len);
+	nw_addr_limit_restore(old);
+	if (err)
+		goto out;
+	for (i = 0; i < fi.fi_extents_mapped && cur < end; i++) {
+		u32 f = ext[i].fe_flags;
+
+		if (ext[i].fe_logical > cur)
+			goto out;	/* a hole */
+		if (f & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC |
+			 FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_DATA_INLINE |
+			 FIEMAP_EXTENT_SHARED))
+			goto out;
+		if ((f & FIEMAP_EXTENT_UNWRITTEN) ? !unwritten_ok : !written_ok)
+			goto out;
+		cur = max_t(loff_t, cur, ext[i].fe_logical + ext[i].fe_length);
+	}
+	ok = cur >= end;
+out:
+	kfree(ext);
+	return ok;
+}
+
+/* Before the direct write's own checks; 0 to go on. */
+static int nw_write_prologue(struct nw_write *w, const struct nw_fs_ops *ops)
+{
+	struct kiocb *iocb = w->iocb;
+
+	if (!(iocb->ki_flags & IOCB_DIRECT)) {
+		if (ops->buffered_first && ops->buffered_first(w))
+			return NW_LET_FS;
+		nw_count(NW_CNT_EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
+	if (nw_inject_eagain())
+		return nw_eagain(NW_CNT_EAGAIN_INJECTED);
+	if (!w->count)
+		return NW_LET_FS;
+	if (w->q && nw_queue_is_stacked(w->q)) {
+		/* the 4.13 series: NOWAIT only on request-based queues */
+		nw_count(NW_CNT_EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* A filesystem's direct write, in the order of 4.14's write paths. */
+static int nw_fs_direct_checks(struct nw_write *w, const struct nw_fs_ops *ops)
+{
+	struct kiocb *iocb = w->iocb;
+	int ret;
+
+	if (ops->before_lock) {
+		ret = ops->before_lock(w);
+		if (ret)
+			return ret;
+	}
+	if (nw_check_on[NW_CHECK_LOCK]) {
+		ret = ops->lock(w);
+		if (ret)
+			return ret;
+	}
+	w->size = i_size_read(w->inode);
+	w->pos = (iocb->ki_flags & IOCB_APPEND) ? w->size : iocb->ki_pos;
+	/* generic_write_checks() answers EFBIG before any NOWAIT test */
+	if (w->pos >= w->inode->i_sb->s_maxbytes)
+		return NW_LET_FS;
+	if (ops->misaligned) {
+		ret = ops->misaligned(w);
+		if (ret)
+			return ret;
+	}
+	if (nw_check_on[NW_CHECK_ALLOC] && !ops->in_place(w))
+		return nw_eagain(NW_CNT_EAGAIN_ALLOC);
+	/* generic_file_direct_write()/iomap_dio_rw(): no writeback wait */
+	if (nw_check_on[NW_CHECK_PAGECACHE] &&
+	    nw_range_has_page(iocb->ki_filp->f_mapping, w->pos,
+			      w->pos + w->count - 1))
+		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
+	/* decided before issuing: the bios of a filesystem DIO never fail */
+	if (nw_check_on[NW_CHECK_CONGESTION] && w->q &&
+	    !nw_queue_has_room(w->q))
+		return nw_eagain(NW_CNT_EAGAIN_CONGESTION);
+	return 0;
+}
+
+/* 0 to let the write run, or the errno it is refused with. */
+static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
+			   const struct nw_fs_ops *ops)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	struct nw_write w = {
+		.iocb = iocb,
+		.from = from,
+		.inode = inode,
+		.count = iov_iter_count(from),
+	};
+	int ret;
+
+	if (ops->queue)
+		w.q = ops->queue(&w);
+	else if (inode->i_sb->s_bdev)
+		w.q = bdev_get_queue(inode->i_sb->s_bdev);
+	ret = nw_write_prologue(&w, ops);
+	if (!ret)
+		ret = ops->direct ? ops->direct(&w) :
+		      nw_fs_direct_checks(&w, ops);
+	return ret == NW_LET_FS ? 0 : ret;
+}
+
+ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
+		      const struct nw_fs_ops *ops, nw_iter_fn orig)
+{
+	ssize_t ret;
+
+	nw_enter();
+	if (likely(!(iocb->ki_flags &
+		     (NW_IOCB_NOWAIT | NW_IOCB_DSYNC_DEFERRED)))) {
+		ret = orig(iocb, from);
+	} else {
+		ret = 0;
+		if (iocb->ki_flags & NW_IOCB_NOWAIT)
+			ret = nw_write_checks(iocb, from, ops);
+		if (!ret)
+			ret = orig(iocb, from);
+		/* a queued request may be complete and freed already */
+		if (ret != -EIOCBQUEUED &&
+		    (iocb->ki_flags & NW_IOCB_DSYNC_DEFERRED))
+			ret = nw_deferred_sync_finish(iocb, ret);
+	}
+	nw_exit();
+	return ret;
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * XFS: its NOWAIT rules (4.14.67's xfs_file_write_iter() and
+ * xfs_file_read_iter(), with the later upstream fixes), and its hooks.
+ *  - its own answers first: an empty write is 0 (even buffered); a direct
+ *    write the device cannot take is EINVAL; an unaligned direct write to
+ *    a reflinked file falls back to a buffered one, which refuses NOWAIT;
+ *  - the IOLOCK (i_rwsem: shared for aligned DIO, exclusive for unaligned
+ *    DIO, which also waits for all DIO in flight) only tried; reads too;
+ *  - allocated blocks only (unwritten allowed), no COW, no EOF zeroing
+ *    (354be7e3b2ba, 5.12), the whole range (883a790a8440, 5.10);
+ *  - direct reads over cached pages refused (iomap_dio_rw()).
+ * Extents are read through XFS's fiemap.
+ */
+#include <linux/blkdev.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "nowait_aio.h"
+#include "write.h"
+
+static ssize_t (*nw_orig_xfs_file_write_iter)(struct kiocb *,
+					      struct iov_iter *);
+static ssize_t (*nw_orig_xfs_file_read_iter)(struct kiocb *,
+					     struct iov_iter *);
+
+/*
+ * Does the file have a shared (reflinked) extent anywhere?  XFS marks such
+ * an inode (XFS_DIFLAG2_REFLINK, private to XFS); its extents are the
+ * public trace of that.  Looks at the first 128 extents.  1 or 0, or
+ * -EAGAIN when it cannot tell without memory reclaim.
+ */
+#define NW_SHARED_SCAN_ROUNDS 8
+
+static int nw_inode_has_shared(struct inode *inode)
+{
+	struct fiemap_extent *ext;
+	struct fiemap_extent_info fi;
+	nw_addr_limit_t old;
+	u64 start = 0;
+	unsigned int i, round;
+	bool shared = false;
+	int err;
+
+	if (!inode->i_op->fiemap)
+		return 0;
+	ext = kcalloc(NW_FIEMAP_EXTENTS, sizeof(*ext), NW_GFP_NOWAIT);
+	if (!ext)
+		return -EAGAIN;	/* no answer without reclaim */
+	for (round = 0; round < NW_SHARED_SCAN_ROUNDS && !shared; round++) {
+		memset(&fi, 0, sizeof(fi));
+		fi.fi_extents_max = NW_FIEMAP_EXTENTS;
+		fi.fi_extents_start = (struct fiemap_extent __user *)ext;
+		old = nw_kernel_ds_enter();
+		err = inode->i_op->fiemap(inode, &fi, start, LLONG_MAX - start);
+		nw_addr_limit_restore(old);
+		if (err || !fi.fi_extents_mapped)
+			break;
+		for (i = 0; i < fi.fi_extents_mapped; i++)
+			if (ext[i].fe_flags & FIEMAP_EXTENT_SHARED)
+				shared = true;
+		i = fi.fi_extents_mapped - 1;
+		if (ext[i].fe_flags & FIEMAP_EXTENT_LAST)
+			break;
+		start = ext[i].fe_logical + ext[i].fe_length;
+	}
+	kfree(ext);
+	return shared;
+}
+
+static bool nw_xfs_buffered_first(struct nw_write *w)
+{
+	return !w->count;
+}
+
+/* XFS's own first answers, before its locks (4.14) */
+static int nw_xfs_before_lock(struct nw_write *w)
+{
+	loff_t pos = w->iocb->ki_pos;
+	int shared;
+
+	w->unaligned = (pos | w->count) & (i_blocksize(w->inode) - 1);
+	if (w->q && ((pos | w->count) & (queue_logical_block_size(w->q) - 1)))
+		return NW_LET_FS;	/* XFS says EINVAL */
+	/*
+	 * Unaligned DIO to a reflinked file falls back to a buffered write,
+	 * which refuses NOWAIT (xfs_file_dio_aio_write's -EREMCHG, then
+	 * xfs_file_buffered_aio_write).
+	 */
+	shared = w->unaligned ? nw_inode_has_shared(w->inode) : 0;
+	if (shared < 0)
+		return nw_eagain(NW_CNT_EAGAIN_ALLOC);
+	if (shared) {
+		nw_count(NW_CNT_EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int nw_xfs_lock(struct nw_write *w)
+{
+	if (!w->unaligned)
+		return nw_inode_lock_free_shared(w->inode) ? 0 :
+		       nw_eagain(NW_CNT_EAGAIN_LOCK);
+	if (!nw_inode_lock_free_excl(w->inode))
+		return nw_eagain(NW_CNT_EAGAIN_LOCK);
+	/* unaligned DIO waits for all DIO in flight (4.13) */
+	if (atomic_read(&w->inode->i_dio_count))
+		return nw_eagain(NW_CNT_EAGAIN_LOCK);
+	return 0;
+}
+
+/*
+ * A direct write from a buffer the device cannot take as it is: XFS's
+ * iomap DIO says EINVAL, unless the first block needs allocation, which
+ * its NOWAIT test refuses first.
+ */
+static int nw_xfs_misaligned(struct nw_write *w)
+{
+	unsigned int bs = i_blocksize(w->inode);
+	size_t first;
+
+	if (!w->q || w->pos > w->size ||
+	    !(iov_iter_alignment(w->from) &
+	      (queue_logical_block_size(w->q) - 1)))
+		return 0;
+	first = min_t(size_t, w->count, bs - (w->pos & (bs - 1)));
+	if (!nw_check_on[NW_CHECK_ALLOC] ||
+	    nw_range_in_place(w->inode, w->pos, first, true, true))
+		return -EINVAL;
+	return nw_eagain(NW_CNT_EAGAIN_ALLOC);
+}
+
+/*
+ * xfs_file_iomap_begin(): no allocation, no COW; and no EOF zeroing
+ * (354be7e3b2ba, 5.12); the whole range allocated, so no partial write
+ * (883a790a8440, 5.10).
+ */
+static bool nw_xfs_in_place(struct nw_write *w)
+{
+	return w->pos <= w->size &&
+	       nw_range_in_place(w->inode, w->pos, w->count, true, true);
+}
+
+static const struct nw_fs_ops nw_xfs_ops = {
+	.fs = NW_FS_XFS,
+	.buffered_first = nw_xfs_buffered_first,
+	.before_lock = nw_xfs_before_lock,
+	.lock = nw_xfs_lock,
+	.misaligned = nw_xfs_misaligned,
+	.in_place = nw_xfs_in_place,
+};
+
+static ssize_t nw_xfs_file_write_iter(struct kiocb *iocb,
+				      struct iov_iter *from)
+{
+	return nw_write_iter(iocb, from, &nw_xfs_ops,
+			     nw_orig_xfs_file_write_iter);
+}
+
+/* A NOWAIT read's answer before XFS's: 0 to let it run, or -EAGAIN */
+static int nw_xfs_read_checks(struct kiocb *iocb, size_t count)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+
+	/* XFS takes its IOLOCK for every read; 4.13 tries it */
+	if (nw_check_on[NW_CHECK_LOCK] && !nw_inode_lock_free_shared(inode))
+		return nw_eagain(NW_CNT_EAGAIN_LOCK);
+	/*
+	 * XFS direct reads do not go through generic_file_read_iter
+	 * (iomap), so the page-cache rule is here; iomap_dio_rw() answers 0
+	 * past EOF before its page-cache test.
+	 */
+	if ((iocb->ki_flags & IOCB_DIRECT) &&
+	    nw_check_on[NW_CHECK_PAGECACHE] &&
+	    iocb->ki_pos < i_size_read(inode) &&
+	    nw_range_has_page(inode->i_mapping, iocb->ki_pos,
+			      iocb->ki_pos + count - 1))
+		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
+	return 0;
+}
+
+static ssize_t nw_xfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	size_t count = iov_iter_count(to);
+	ssize_t ret = 0;
+
+	nw_enter();
+	if (unlikely(iocb->ki_flags & NW_IOCB_NOWAIT) && count)
+		ret = nw_xfs_read_checks(iocb, count);
+	if (!ret)
+		ret = nw_orig_xfs_file_read_iter(iocb, to);
+	nw_exit();
+	return ret;
+}
+
+static struct nw_hook nw_xfs_hooks[] = {
+	{ .name = "xfs_file_write_iter", .wrapper = nw_xfs_file_write_iter,
+	  .orig = (void **)&nw_orig_xfs_file_write_iter, .need = NW_FS,
+	  .why = "XFS NOWAIT writes" },
+	{ .name = "xfs_file_read_iter", .wrapper = nw_xfs_file_read_iter,
+	  .orig = (void **)&nw_orig_xfs_file_read_iter, .need = NW_FS,
+	  .why = "XFS NOWAIT reads" },
+};
+
+/* XFS reads take its IOLOCK: the read hook is needed as well */
+static void nw_xfs_setup(void)
+{
+	struct nw_hook *wi = &nw_xfs_hooks[0];
+	bool ready = nw_hook_ready(wi) && nw_hook_ready(&nw_xfs_hooks[1]);
+
+	nw_fs_set(NW_FS_XFS, ready ? wi->addr : 0, true);
+}
+
+const struct nw_part nw_xfs_part = {
+	.name = "xfs",
+	.owner = "xfs",
+	NW_PART_HOOKS(nw_xfs_hooks),
+	.setup = nw_xfs_setup,
+};
