@@ -245,6 +245,10 @@ if [ "${NW_BENCH_SUBMIT:-1}" != 0 ]; then
 				rmmod nowait_aio 2>/dev/null
 				o=$(sub_q $fs); set -- $o; po="$po $1" mo="$mo $2"
 				insmod /nowait_aio.ko
+				# a reload restores the switches: NW_SWITCHES again
+				for kv in $(echo "${NW_SWITCHES:-}" | tr ',' ' '); do
+					echo "${kv#*=}" > "$k/${kv%%=*}"
+				done
 			fi
 			n=$(sub_q $fs); set -- $n; pn="$pn $1" mn="$mn $2"
 			[ -w $k/hook_idle_ms ] && echo 0 > $k/hook_idle_ms &&
