@@ -44,7 +44,7 @@ unsigned int nw_hook_idle_ms = 10000;
 
 static DEFINE_PER_CPU(long, nw_demand_users);
 static DEFINE_PER_CPU(unsigned long, nw_demand_last);	/* jiffies of a put */
-static bool nw_demand_on;		/* the demand set is live */
+bool nw_demand_on;		/* the demand set is live */
 static bool nw_demand_stopping;		/* unload: no more installs */
 static int nw_demand_err;		/* the last install's error */
 static unsigned long nw_demand_installs;	/* for features */
@@ -182,15 +182,6 @@ int nw_demand_get(void)
 		return err;
 	nw_count(NW_CNT_EAGAIN_WARMUP);
 	return -EAGAIN;
-}
-
-/*
- * Are the hooks in right now?  A hint for choosing a path (a request that
- * sees true may still be refused by nw_demand_get() a moment later).
- */
-bool nw_demand_hot(void)
-{
-	return READ_ONCE(nw_demand_on);
 }
 
 void nw_demand_put(void)

@@ -102,7 +102,16 @@ extern bool nw_unload_pinned;
 extern unsigned int nw_hook_idle_ms;
 #define NW_HOOK_IDLE_MS_MAX	3600000	/* an hour */
 int nw_demand_get(void);
-bool nw_demand_hot(void);
+/*
+ * Are the hooks in right now?  A hint for choosing a path, one load on
+ * every io_submit (a request that sees true may still be refused by
+ * nw_demand_get() a moment later).
+ */
+extern bool nw_demand_on;
+static inline bool nw_demand_hot(void)
+{
+	return READ_ONCE(nw_demand_on);
+}
 void nw_demand_put(void);
 void nw_demand_init(void);
 void nw_demand_exit(void);
