@@ -29,7 +29,6 @@
 #include <linux/bio.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
-#include <linux/preempt.h>
 #include <linux/sched.h>
 
 #include "nowait_aio.h"
@@ -82,31 +81,19 @@ nw_blk_mq_sched_get_request(struct request_queue *q, struct bio *bio,
 {
 	struct request *rq;
 	bool nowait;
-	int pc = 0;
+	int mark = 0;
 
 	nw_enter();
 	nowait = nw_check_on[NW_CHECK_CONGESTION] &&
 		 unlikely(nw_bio_is_nowait(bio));
 	if (nowait) {
 		nw_blk_mq_alloc_data_set_nowait(data);
-		pc = preempt_count();
+		mark = nw_blk_mq_alloc_mark();
 	}
 	rq = nw_orig_blk_mq_sched_get_request(q, bio, op, data);
 	if (!rq && nowait) {
-		/*
-		 * A failed BLK_MQ_REQ_NOWAIT allocation returns with the
-		 * software queue still held: blk_mq_get_ctx() is get_cpu(),
-		 * and before 4.13's put_ctx_on_error nothing puts it (no
-		 * caller of 4.12 failed there with a bio).  Put it, or the
-		 * task goes back to user space with preemption off
-		 * ("scheduling while atomic", found by the debug kernel).
-		 * Without CONFIG_PREEMPT_COUNT the count does not move.
-		 */
-		if (preempt_count() > pc)
-			preempt_enable();
-		/* 4.12's blk_mq_make_request() drops the bio: end it here */
 		nw_count(NW_CNT_EAGAIN_CONGESTION);
-		nw_bio_end_eagain(bio);
+		nw_blk_mq_alloc_failed(bio, mark);
 	}
 	nw_exit();
 	return rq;

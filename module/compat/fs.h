@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat/fs.h - inode locks, the page cache, and the filesystems' private
+ * structures and version limits.
+ */
+#ifndef NOWAIT_AIO_COMPAT_FS_H
+#define NOWAIT_AIO_COMPAT_FS_H
+
+#include <linux/buffer_head.h>
+#include <linux/fs.h>
+#include <linux/pagevec.h>
+#include <linux/version.h>
+
+/*
+ * Is the inode lock free right now?  Taken and dropped at once.  It is
+ * i_rwsem from 4.7; before that the i_mutex, which a shared taker (XFS's
+ * direct I/O, ext4's direct reads) would find held exactly when an
+ * exclusive one would.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 7, 0)
+static inline bool nw_inode_lock_free_excl(struct inode *inode)
+{
+	if (!down_write_trylock(&inode->i_rwsem))
+		return false;
+	up_write(&inode->i_rwsem);
+	return true;
+}
+
+static inline bool nw_inode_lock_free_shared(struct inode *inode)
+{
+	if (!down_read_trylock(&inode->i_rwsem))
+		return false;
+	up_read(&inode->i_rwsem);
+	return true;
+}
+#else
+static inline bool nw_inode_lock_free_excl(struct inode *inode)
+{
+	if (!inode_trylock(inode))
+		return false;
+	inode_unlock(inode);
+	return true;
+}
+
+static inline bool nw_inode_lock_free_shared(struct inode *inode)
+{
+	return nw_inode_lock_free_excl(inode);
+}
+#endif
+
+/*
+ * Index of the first page cached at or after @start, through the exported
+ * pagevec_lookup() (find_get_pages() is not exported before 4.15).
+ */
+static inline bool nw_first_cached_index(struct address_space *mapping,
+					 pgoff_t start, pgoff_t *index)
+{
+	struct pagevec pvec;
+	bool found;
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 15, 0)
+	pagevec_init(&pvec);
+#else
+	pagevec_init(&pvec, 0);
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 14, 0)
+	found = pagevec_lookup_range(&pvec, mapping, &start, (pgoff_t)-1) > 0;
+#else
+	found = pagevec_lookup(&pvec, mapping, start, 1) > 0;
+#endif
+	if (found)
+		*index = pvec.pages[0]->index;
+	pagevec_release(&pvec);
+	return found;
+}
+
+/*
+ * btrfs's fiemap marks an extent FIEMAP_EXTENT_SHARED by walking the
+ * committed tree before 4.9 (btrfs_check_shared() without a transaction,
+ * as in 4.4.220; 4.9.337 joins the running one).  A reflink made since the
+ * last commit is invisible there, so the module cannot tell a write that
+ * must COW from one in place, and does not offer NOWAIT on btrfs.
+ */
+#define NW_BTRFS_FIEMAP_SEES_SHARED \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(4, 9, 0))
+
+/*
+ * ext4's block-map request (fs/ext4/ext4.h, private), the same from 3.x to
+ * 6.x: what ext4_map_blocks() takes and fills in.
+ */
+struct nw_ext4_map_blocks {
+	u64 m_pblk;
+	u32 m_lblk;
+	unsigned int m_len;
+	unsigned int m_flags;
+};
+
+#define NW_EXT4_MAP_MAPPED	(1 << BH_Mapped)
+
+#endif /* NOWAIT_AIO_COMPAT_FS_H */
