@@ -64,10 +64,9 @@ static int __init nw_load_hooks(void)
 	return err;
 }
 
-static int __init nw_init(void)
+/* Can the module work on this kernel, as configured?  Says why not. */
+static int __init nw_kernel_fit(void)
 {
-	int err;
-
 	if (NW_NATIVE_NOWAIT) {
 		pr_info("kernel %s has native RWF_NOWAIT (4.13+); nowait_aio is not needed, not loading\n",
 			utsname()->release);
@@ -91,6 +90,27 @@ static int __init nw_init(void)
 		pr_err("kallsyms lookup of do_io_submit failed (CONFIG_KALLSYMS_ALL off?); not loading\n");
 		return -ENOENT;
 	}
+	return 0;
+}
+
+/* On a kernel where unload cannot be made safe, stay until reboot. */
+static void __init nw_pin_if_unsafe(void)
+{
+	if (NW_UNLOAD_SAFE)
+		return;
+	/* a preempted task could be left on freed wrapper code */
+	__module_get(THIS_MODULE);
+	nw_unload_pinned = true;
+	pr_warn("preemptible kernel without TASKS_RCU: unloading cannot be made safe, so rmmod is refused until reboot\n");
+}
+
+static int __init nw_init(void)
+{
+	int err;
+
+	err = nw_kernel_fit();
+	if (err)
+		return err;
 	/* no filesystem module can come or go unseen from here on */
 	err = nw_owners_init();
 	if (err)
@@ -106,12 +126,7 @@ static int __init nw_init(void)
 		goto err_sysfs;
 	nw_owners_start();
 	nw_demand_init();
-	if (!NW_UNLOAD_SAFE) {
-		/* a preempted task could be left on freed wrapper code */
-		__module_get(THIS_MODULE);
-		nw_unload_pinned = true;
-		pr_warn("preemptible kernel without TASKS_RCU: unloading cannot be made safe, so rmmod is refused until reboot\n");
-	}
+	nw_pin_if_unsafe();
 	pr_info("version %s loaded on %s: RWF_NOWAIT for io_submit%s\n",
 		NOWAIT_AIO_VERSION, utsname()->release,
 		NW_HAVE_RWF_SYSCALLS ? " and preadv2/pwritev2" :
