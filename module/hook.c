@@ -36,6 +36,7 @@
 
 DEFINE_PER_CPU(long, nw_active);
 DEFINE_MUTEX(nw_hooks_mutex);
+bool nw_unload_pinned;	/* rmmod refused: see NW_UNLOAD_SAFE (main.c) */
 
 static const struct nw_part *const *nw_parts;
 static size_t nw_nr_parts;

@@ -22,8 +22,6 @@ MODULE_PARM_DESC(fault_inject, "Refuse one NOWAIT request in N with EAGAIN, for 
 module_param_named(hook_idle_ms, nw_hook_idle_ms, uint, 0444);
 MODULE_PARM_DESC(hook_idle_ms, "Remove the per-request hooks after this many ms without a flagged request (default 10000; 0: keep them; runtime switch: /sys/kernel/nowait_aio/hook_idle_ms)");
 
-bool nw_unload_pinned;	/* rmmod refused: see NW_UNLOAD_SAFE */
-
 /*
  * The parts, deepest first: the entry points (io_submit, preadv2/pwritev2)
  * go live last and come out first, so no flagged request can enter while a
