@@ -81,6 +81,20 @@ static int nw_fix_user_iocb(struct kiocb *req, struct nw_subst *s)
 }
 
 /*
+ * 4.14's kiocb_set_rw_flags(): an unknown bit, or NOWAIT on a file without
+ * FMODE_NOWAIT, is EOPNOTSUPP (counted).
+ */
+static int nw_check_flags(struct file *file, unsigned int flags)
+{
+	if ((flags & ~NW_RWF_SUPPORTED) ||
+	    ((flags & RWF_NOWAIT) && !nw_file_nowait_capable(file))) {
+		nw_count(NW_CNT_EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/*
  * Before the kernel's per-request function runs for the substituted iocb:
  * the event's obj, then the flags onto the kiocb.  0, or the errno the
  * request fails with.
@@ -92,9 +106,12 @@ static ssize_t nw_aio_begin(struct kiocb *req, struct nw_subst *s, bool write,
 
 	*deferred = false;
 	/*
-	 * 4.14 stores aio_key after the flags' checks, before the opcode's
-	 * work; here the kernel has just proved the context.
+	 * 4.14 checks the flags against the file the kernel has just got,
+	 * then stores aio_key, before the opcode's work; here the kernel has
+	 * proved the context, the request slot, the fd and the eventfd.
 	 */
+	if (nw_check_flags(req->ki_filp, flags))
+		return -EOPNOTSUPP;
 	if (put_user(KIOCB_KEY, &s->uptr->aio_key))
 		return -EFAULT;
 	if (nw_fix_user_iocb(req, s)) {
@@ -221,23 +238,32 @@ static ssize_t nw_aio_run_iocb(struct kiocb *req, unsigned int opcode,
 
 /*
  * 4.14's io_submit_one() checks, in this order, for an iocb with flags:
- * aio_reserved2, overflow, (request slot), fd, eventfd, kiocb_set_rw_flags()
- * (unknown bit, or NOWAIT on a file without FMODE_NOWAIT: EOPNOTSUPP), the
- * aio_key store (EFAULT), the opcode.  These are the ones before the aio_key
- * store; they change nothing.  Returns 0 when the iocb may go on.
+ * aio_reserved2, overflow, (request slot), fd, eventfd, the flags, the
+ * aio_key store (EFAULT), the opcode.  The first two, on the module's
+ * copy: EINVAL (counted), or 0.
  */
-static int nw_check_iocb(struct iocb *iocb)
+static int nw_check_fields(const struct iocb *iocb)
 {
-	unsigned int flags = NW_IOCB_RW_FLAGS(iocb);
+	if (iocb->aio_reserved2 ||
+	    iocb->aio_buf != (unsigned long)iocb->aio_buf ||
+	    iocb->aio_nbytes != (size_t)iocb->aio_nbytes ||
+	    (ssize_t)iocb->aio_nbytes < 0) {
+		nw_count(NW_CNT_EINVAL);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The fd, the eventfd and the flags, where the module answers before the
+ * kernel has looked at the iocb (an opcode the hooks do not see, or the
+ * hooks out).  They change nothing.
+ */
+static int nw_check_files(const struct iocb *iocb)
+{
 	struct file *file;
 	int ret = 0;
 
-	if (iocb->aio_reserved2)
-		return -EINVAL;
-	if (iocb->aio_buf != (unsigned long)iocb->aio_buf ||
-	    iocb->aio_nbytes != (size_t)iocb->aio_nbytes ||
-	    (ssize_t)iocb->aio_nbytes < 0)
-		return -EINVAL;
 	file = fget(iocb->aio_fildes);
 	if (!file)
 		return -EBADF;
@@ -245,16 +271,13 @@ static int nw_check_iocb(struct iocb *iocb)
 		struct eventfd_ctx *ev;
 
 		ev = eventfd_ctx_fdget((int)iocb->aio_resfd);
-
 		if (IS_ERR(ev)) {
 			ret = PTR_ERR(ev);
 			goto out;
 		}
 		eventfd_ctx_put(ev);
 	}
-	if ((flags & ~NW_RWF_SUPPORTED) ||
-	    ((flags & RWF_NOWAIT) && !nw_file_nowait_capable(file)))
-		ret = -EOPNOTSUPP;
+	ret = nw_check_flags(file, NW_IOCB_RW_FLAGS(iocb));
 out:
 	fput(file);
 	return ret;
@@ -272,19 +295,23 @@ static bool nw_rw_opcode(u16 opcode)
  * context up before it reads an iocb, so an invalid context is the answer
  * whenever there is another one: the kernel is asked about the context
  * (nr = 0 submits nothing) only on those paths.  On the usual one (a valid
- * read or write, hooks in) the submission itself proves the context, and
- * the aio_read/aio_write hook stores aio_key.  The warm-up refusal is
- * counted by nw_demand_get(); a context that goes invalid just after the
- * hint said "hooks in" can then get EAGAIN where 4.14 says EINVAL.
+ * read or write, hooks in) the submission itself proves the context, the
+ * slot, the fd and the eventfd, and the aio_read/aio_write hook checks the
+ * flags and stores aio_key.  The warm-up refusal is counted by
+ * nw_demand_get(); a context that goes invalid just after the hint said
+ * "hooks in" can then get EAGAIN where 4.14 says EINVAL.
  */
 static long nw_flagged_first_answer(aio_context_t ctx_id,
 				    struct iocb __user *uptr,
-				    struct iocb *copy, bool compat)
+				    const struct iocb *copy, bool compat)
 {
 	bool rw = nw_rw_opcode(copy->aio_lio_opcode);
-	long ret = nw_check_iocb(copy);
+	bool hot = rw && nw_demand_hot();
+	long ret = nw_check_fields(copy);
 
-	if (ret || !rw || !nw_demand_hot()) {
+	if (!ret && !hot)
+		ret = nw_check_files(copy);
+	if (ret || !hot) {
 		long ctx_err = nw_orig_do_io_submit(ctx_id, 0, NULL, compat);
 
 		if (ctx_err)
@@ -293,23 +320,21 @@ static long nw_flagged_first_answer(aio_context_t ctx_id,
 	/* the kernel answers EINVAL for the opcode, after the store */
 	if (!ret && !rw && put_user(KIOCB_KEY, &uptr->aio_key))
 		ret = -EFAULT;
-	if (ret == -EINVAL)
-		nw_count(NW_CNT_EINVAL);
-	if (ret == -EOPNOTSUPP)
-		nw_count(NW_CNT_EOPNOTSUPP);
 	return ret ? ret : nw_demand_get();
 }
 
-/* Submit the one iocb at @uptr that carries flags.  Returns 1 or -errno. */
+/*
+ * Submit the one iocb at @uptr that carries flags, from the module's copy
+ * (its flags cleared on the way).  Returns 1 or -errno.
+ */
 static long nw_submit_flagged(aio_context_t ctx_id,
 			      struct iocb __user *uptr, struct iocb *copy,
 			      bool compat)
 {
-	struct iocb kcopy = *copy;
 	struct iocb __user *ptrs[1];
 	struct nw_subst s = {
 		.flags = NW_IOCB_RW_FLAGS(copy),
-		.kcopy = &kcopy,
+		.kcopy = copy,
 		.uptr = uptr,
 	};
 	long ret;
@@ -317,8 +342,8 @@ static long nw_submit_flagged(aio_context_t ctx_id,
 	ret = nw_flagged_first_answer(ctx_id, uptr, copy, compat);
 	if (ret)
 		return ret;
-	NW_IOCB_RW_FLAGS(&kcopy) = 0;
-	ptrs[0] = (struct iocb __user *)&kcopy;
+	NW_IOCB_RW_FLAGS(copy) = 0;
+	ptrs[0] = (struct iocb __user *)copy;
 	nw_mark_push(&nw_subst_marks, &s.mark);
 	s.user_limit = nw_kernel_ds_enter();
 	ret = nw_orig_do_io_submit(ctx_id, 1,
