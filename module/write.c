@@ -24,6 +24,41 @@
 #include "nowait_aio.h"
 #include "write.h"
 
+#define NW_FIEMAP_BATCH 4	/* extents per fiemap call, on the stack */
+#define NW_FIEMAP_ROUNDS 4	/* calls per range: at most 16 extents */
+
+/* One fiemap call over [cur, end): the extents it filled in, or -errno. */
+static int nw_fiemap(struct inode *inode, loff_t cur, loff_t end,
+		     struct fiemap_extent *ext)
+{
+	struct fiemap_extent_info fi = {
+		.fi_extents_max = NW_FIEMAP_BATCH,
+		.fi_extents_start = (struct fiemap_extent __user *)ext,
+	};
+	nw_addr_limit_t old = nw_kernel_ds_enter();
+	int err = inode->i_op->fiemap(inode, &fi, cur, end - cur);
+
+	nw_addr_limit_restore(old);
+	return err ? err : fi.fi_extents_mapped;
+}
+
+/* Where in-place writing ends if @e goes on from @cur, or -1. */
+static loff_t nw_extent_in_place(const struct fiemap_extent *e, loff_t cur,
+				 bool written_ok, bool unwritten_ok)
+{
+	u32 f = e->fe_flags;
+
+	if (e->fe_logical > cur)
+		return -1;	/* a hole */
+	if (f & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC |
+		 FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_DATA_INLINE |
+		 FIEMAP_EXTENT_SHARED))
+		return -1;
+	if ((f & FIEMAP_EXTENT_UNWRITTEN) ? !unwritten_ok : !written_ok)
+		return -1;
+	return max_t(loff_t, cur, e->fe_logical + e->fe_length);
+}
+
 /*
  * Ask the filesystem for the extents of [pos, pos + len) through its fiemap
  * method (the FIEMAP ioctl's; a public interface, unlike the filesystems'
@@ -32,55 +67,36 @@
  * are not delayed, inline, encoded or shared, and unwritten (preallocated)
  * ones only where @unwritten_ok.  Written extents count only if
  * @written_ok (btrfs writes in place only with NODATACOW).  Anything the
- * answer does not cover (too many extents, an error) counts as "no".
+ * answer does not cover (more than 16 extents, an error) counts as "no".
+ * Only the write's own range is asked for: btrfs locks the queried range
+ * for the whole walk, and a NOWAIT write must not wait on locks past it.
+ * The extents go to the stack, a few per call: nothing is allocated.
  */
 bool nw_range_in_place(struct inode *inode, loff_t pos, size_t len,
-			      bool written_ok, bool unwritten_ok)
+		       bool written_ok, bool unwritten_ok)
 {
-	struct fiemap_extent *ext;
-	struct fiemap_extent_info fi = { 0 };
-	nw_addr_limit_t old;
+	struct fiemap_extent ext[NW_FIEMAP_BATCH];
 	loff_t cur = pos, end = pos + len;
-	unsigned int i;
-	bool ok = false;
-	int err;
+	int round, n, i;
 
 	if (!inode->i_op->fiemap || !len || pos >= inode->i_sb->s_maxbytes)
 		return false;
-	/* a NOWAIT request's path: no reclaim; no memory means "no" (EAGAIN) */
-	ext = kcalloc(NW_FIEMAP_EXTENTS, sizeof(*ext), NW_GFP_NOWAIT);
-	if (!ext)
-		return false;
-	fi.fi_extents_max = NW_FIEMAP_EXTENTS;
-	fi.fi_extents_start = (struct fiemap_extent __user *)ext;
-	/*
-	 * Only the write's own range: btrfs locks the queried range for the
-	 * whole walk, and a NOWAIT write must not wait on locks past it.
-	 * (4.12's btrfs logs "unhandled fiemap cache detected" for such a
-	 * query: noise, not a WARN.)
-	 */
-	old = nw_kernel_ds_enter();
-	err = inode->i_op->fiemap(inode, &fi, pos, len);
-	nw_addr_limit_restore(old);
-	if (err)
-		goto out;
-	for (i = 0; i < fi.fi_extents_mapped && cur < end; i++) {
-		u32 f = ext[i].fe_flags;
-
-		if (ext[i].fe_logical > cur)
-			goto out;	/* a hole */
-		if (f & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC |
-			 FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_DATA_INLINE |
-			 FIEMAP_EXTENT_SHARED))
-			goto out;
-		if ((f & FIEMAP_EXTENT_UNWRITTEN) ? !unwritten_ok : !written_ok)
-			goto out;
-		cur = max_t(loff_t, cur, ext[i].fe_logical + ext[i].fe_length);
+	for (round = 0; round < NW_FIEMAP_ROUNDS; round++) {
+		n = nw_fiemap(inode, cur, end, ext);
+		if (n <= 0)
+			return false;	/* an error, or nothing but a hole */
+		for (i = 0; i < n && cur < end; i++) {
+			cur = nw_extent_in_place(&ext[i], cur, written_ok,
+						 unwritten_ok);
+			if (cur < 0)
+				return false;
+		}
+		if (cur >= end)
+			return true;
+		if (n < NW_FIEMAP_BATCH)
+			return false;	/* a hole at the end */
 	}
-	ok = cur >= end;
-out:
-	kfree(ext);
-	return ok;
+	return false;
 }
 
 /* Before the direct write's own checks; 0 to go on. */
