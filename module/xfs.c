@@ -10,7 +10,8 @@
  *  - allocated blocks only (unwritten allowed), no COW, no EOF zeroing
  *    (354be7e3b2ba, 5.12), the whole range (883a790a8440, 5.10);
  *  - direct reads over cached pages refused (iomap_dio_rw()).
- * Extents are read through XFS's fiemap.
+ * Extents are read from XFS's own map as its fiemap reads them (its
+ * iomap_begin, 4.8+), or through fiemap.
  */
 #include <linux/blkdev.h>
 #include <linux/fiemap.h>
@@ -25,6 +26,7 @@ static ssize_t (*nw_orig_xfs_file_write_iter)(struct kiocb *,
 					      struct iov_iter *);
 static ssize_t (*nw_orig_xfs_file_read_iter)(struct kiocb *,
 					     struct iov_iter *);
+static const void *nw_xfs_iomap_ops;
 
 /*
  * Does the file have a shared (reflinked) extent anywhere?  XFS marks such
@@ -113,6 +115,32 @@ static int nw_xfs_lock(struct nw_write *w)
 }
 
 /*
+ * Is [pos, pos + len) allocated, written or unwritten, and not shared, in
+ * at most 16 mappings?  What fiemap would say, without its copying.
+ */
+#define NW_XFS_MAPS 16
+
+static bool nw_xfs_range_in_place(struct inode *inode, loff_t pos, size_t len)
+{
+	loff_t cur = pos, end = pos + len;
+	struct nw_map m;
+	int i;
+
+	if (!nw_xfs_iomap_ops)
+		return nw_range_in_place(inode, pos, len, true, true);
+	for (i = 0; i < NW_XFS_MAPS && cur < end; i++) {
+		if (nw_iomap_report(nw_xfs_iomap_ops, inode, cur, end - cur,
+				    &m))
+			return false;
+		if (m.offset > cur || !m.length || m.shared ||
+		    !(m.written || m.unwritten))
+			return false;
+		cur = m.offset + m.length;
+	}
+	return cur >= end;
+}
+
+/*
  * A direct write from a buffer the device cannot take as it is: XFS's
  * iomap DIO says EINVAL, unless the first block needs allocation, which
  * its NOWAIT test refuses first.
@@ -128,7 +156,7 @@ static int nw_xfs_misaligned(struct nw_write *w)
 		return 0;
 	first = min_t(size_t, w->count, bs - (w->pos & (bs - 1)));
 	if (!nw_check_on[NW_CHECK_ALLOC] ||
-	    nw_range_in_place(w->inode, w->pos, first, true, true))
+	    nw_xfs_range_in_place(w->inode, w->pos, first))
 		return -EINVAL;
 	return nw_eagain(NW_CNT_EAGAIN_ALLOC);
 }
@@ -141,7 +169,7 @@ static int nw_xfs_misaligned(struct nw_write *w)
 static bool nw_xfs_in_place(struct nw_write *w)
 {
 	return w->pos <= w->size &&
-	       nw_range_in_place(w->inode, w->pos, w->count, true, true);
+	       nw_xfs_range_in_place(w->inode, w->pos, w->count);
 }
 
 static const struct nw_fs_ops nw_xfs_ops = {
@@ -197,6 +225,9 @@ static ssize_t nw_xfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 }
 
 static struct nw_hook nw_xfs_hooks[] = {
+	{ .name = "xfs_iomap_ops", .orig = (void **)&nw_xfs_iomap_ops,
+	  .need = NW_OPTIONAL,
+	  .why = "XFS in-place test by its own map (4.8+; else fiemap)" },
 	{ .name = "xfs_file_write_iter", .wrapper = nw_xfs_file_write_iter,
 	  .orig = (void **)&nw_orig_xfs_file_write_iter, .need = NW_FS,
 	  .why = "XFS NOWAIT writes" },
@@ -208,8 +239,8 @@ static struct nw_hook nw_xfs_hooks[] = {
 /* XFS reads take its IOLOCK: the read hook is needed as well */
 static void nw_xfs_setup(void)
 {
-	struct nw_hook *wi = &nw_xfs_hooks[0];
-	bool ready = nw_hook_ready(wi) && nw_hook_ready(&nw_xfs_hooks[1]);
+	struct nw_hook *wi = &nw_xfs_hooks[1];
+	bool ready = nw_hook_ready(wi) && nw_hook_ready(&nw_xfs_hooks[2]);
 
 	nw_fs_set(NW_FS_XFS, ready ? wi->addr : 0, true);
 }

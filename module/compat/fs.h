@@ -97,4 +97,45 @@ struct nw_ext4_map_blocks {
 
 #define NW_EXT4_MAP_MAPPED	(1 << BH_Mapped)
 
+/*
+ * A filesystem's own extent map through its iomap_ops (4.8+), asked as its
+ * fiemap asks it (IOMAP_REPORT: no allocation, no COW reservation), minus
+ * fiemap's copying: one mapping from @pos on.  0 or -errno.
+ */
+struct nw_map {
+	loff_t offset;
+	u64 length;
+	bool written, unwritten, shared;
+};
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 8, 0)
+#include <linux/iomap.h>
+
+static inline int nw_iomap_report(const void *iomap_ops, struct inode *inode,
+				  loff_t pos, loff_t len, struct nw_map *m)
+{
+	const struct iomap_ops *ops = iomap_ops;
+	struct iomap im = { 0 };
+	int err;
+
+	err = ops->iomap_begin(inode, pos, len, IOMAP_REPORT, &im);
+	if (err)
+		return err;
+	if (ops->iomap_end)
+		ops->iomap_end(inode, pos, len, len, IOMAP_REPORT, &im);
+	m->offset = im.offset;
+	m->length = im.length;
+	m->written = im.type == IOMAP_MAPPED;
+	m->unwritten = im.type == IOMAP_UNWRITTEN;
+	m->shared = im.flags & IOMAP_F_SHARED;
+	return 0;
+}
+#else
+static inline int nw_iomap_report(const void *iomap_ops, struct inode *inode,
+				  loff_t pos, loff_t len, struct nw_map *m)
+{
+	return -EOPNOTSUPP;	/* never resolved: no iomap before 4.8 */
+}
+#endif
+
 #endif /* NOWAIT_AIO_COMPAT_FS_H */
