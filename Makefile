@@ -15,6 +15,7 @@
 #   make man-check                           render the man pages, warnings fail
 #   make check                               all tests (see README)
 #   make vm-check KVER=<version> [MODULE=1] [CASES=<globs>]
+#   make dkms-conf                           dkms.conf's kernel list from SERIES
 #   make unit                                host-side unit tests
 KDIR ?= /lib/modules/$(shell uname -r)/build
 KREL := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null || uname -r)
@@ -43,7 +44,9 @@ SEED ?= 1
 OPS ?= 1000
 SECS ?= 60
 
-# 4.13 and later have RWF_NOWAIT natively: nothing to build there
+# 4.13 and later have RWF_NOWAIT natively: nothing to build there.  The
+# one kernel-version test outside test/lib.sh (nw_kver_native): make
+# cannot source a shell file, and `install` must work without test/.
 NATIVE := $(shell echo $(KREL) | awk -F. '{ print ($$1 > 4 || ($$1 == 4 && $$2 + 0 >= 13)) ? 1 : 0 }')
 
 module:
@@ -106,6 +109,12 @@ endif
 
 check:
 	@bash test/check.sh
+
+# dkms.conf's BUILD_EXCLUSIVE_KERNEL from SERIES (make unit checks that
+# the file in the tree is up to date)
+dkms-conf:
+	bash -c '. test/lib.sh && nw_dkms_conf dkms.conf' >dkms.conf.new
+	mv dkms.conf.new dkms.conf
 
 # differential fuzzer: KVER with the module against REF native (test/fuzz)
 fuzz:
@@ -188,4 +197,4 @@ clean:
 
 .PHONY: module tools lib install check vm-check unit bench conformance clean fuzz stress iosoak \
 	install-headers install-lib install-tools install-man install-userspace \
-	install-dkms-src man-check deb deb-check clean-pkg
+	install-dkms-src man-check deb deb-check clean-pkg dkms-conf

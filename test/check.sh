@@ -6,12 +6,11 @@
 # "N passed, N failed, N skipped".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-cache=${NOWAIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nowait-aio}
-kernels=${NOWAIT_KERNELS:-$cache/kernels}
-# kernels the project tests on; each one missing is reported
-known="4.12.0 4.14.67 4.9.337 4.4.220"
-# kernel series below 4.13 the module has been ported to (see README)
-module_series="4.4 4.9 4.12"
+# shellcheck source=test/lib.sh
+. "$top/test/lib.sh"
+kernels=$nw_kernels
+# the kernels the project tests on (SERIES); each one missing is reported
+known=$(nw_test_kernels)
 np=0 nf=0 ns=0
 
 "$top/test/install-deps.sh" || { echo "check: cannot install the test dependencies"; echo "0 passed, 1 failed"; exit 1; }
@@ -76,13 +75,13 @@ for k in $known $(ls "$kernels" 2>/dev/null); do
 		skip_stage "$k" "no built kernel in $kernels/$k (see README: Test kernels)"
 		continue
 	fi
-	IFS=. read -r a b _ <<<"$k"
-	if [ "$a" -gt 4 ] || { [ "$a" -eq 4 ] && [ "${b%%[!0-9]*}" -ge 13 ]; }; then
+	rel=$(nw_release "$k")
+	if nw_kver_native "$rel"; then
 		# MODULE=1 on a native kernel: the suite runs natively and
 		# the module must refuse to load
 		stage "$k-native" "$top/test/vm/run.sh" "$k" 1
-	elif ! echo " $module_series " | grep -q " $a.$b "; then
-		skip_stage "$k-module" "the module is not ported to $a.$b yet (README: Supported kernels)"
+	elif [ "$(nw_series_status "$(nw_kver_series "$rel")")" != module ]; then
+		skip_stage "$k-module" "the module is not ported to $(nw_kver_series "$rel") yet (SERIES; README: Supported kernels)"
 	elif [ "${k%-debug}" != "$k" ]; then
 		# a debug kernel (lockdep, KASAN, kmemleak: tens of times
 		# slower under TCG): a short form that ends in a kmemleak scan

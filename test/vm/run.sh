@@ -16,11 +16,11 @@
 # report or hung task; the dmesg path is printed then.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=test/lib.sh
+. "$top/test/lib.sh"
 KVER=${1:?usage: run.sh KVER [MODULE] [CASES]}
 MODULE=${2:-0}
 CASES=${3:-}
-cache=${NOWAIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nowait-aio}
-kernels=${NOWAIT_KERNELS:-$cache/kernels}
 vm_timeout=${NOWAIT_VM_TIMEOUT:-900}
 # vCPUs (multi-threaded TCG: real parallel vCPUs on a multi-core host);
 # the benchmark runs under -icount, which takes one vCPU
@@ -57,12 +57,11 @@ if [ "$KVER" = debian ]; then
 	release=$(ls "$kdir/lib/modules" | head -n 1)
 	modsrc=$kdir/lib/modules/$release
 else
-	kdir=$kernels/$KVER
+	kdir=$nw_kernels/$KVER
 	bzimage=$kdir/arch/x86/boot/bzImage
 	[ -f "$bzimage" ] || die "no built kernel at $kdir (arch/x86/boot/bzImage)"
 	release=$(cat "$kdir/include/config/kernel.release" 2>/dev/null || echo "$KVER")
 fi
-IFS=. read -r kmaj kmin _ <<<"${release%%-*}"
 
 # Options the suite needs (README: Test kernels): a hand-built tree that
 # lacks one fails as vm.config, by name, instead of as a puzzling case.
@@ -80,7 +79,7 @@ if [ "$KVER" != debian ] && [ -f "$kdir/.config" ]; then
 fi
 native=0
 refuse=0
-if [ "$kmaj" -gt 4 ] || { [ "$kmaj" -eq 4 ] && [ "$kmin" -ge 13 ]; }; then
+if nw_kver_native "$release"; then
 	native=1
 	# a hand-built native tree: check that the module refuses to load
 	[ "$MODULE" = 1 ] && [ "$KVER" != debian ] && refuse=1
@@ -188,7 +187,7 @@ if [ -z "$modsrc" ]; then
 	# what it builds as modules (null_blk always; the filesystems on a
 	# distribution-shaped config) is loaded from there as on a user's
 	# machine, dependencies from its modules.dep.
-	modroot=$cache/modroot/$KVER
+	modroot=$nw_cache/modroot/$KVER
 	if [ ! -f "$modroot/.done" ] || [ "$kdir/Module.symvers" -nt "$modroot/.done" ]; then
 		rm -rf "$modroot"
 		make -s -C "$kdir" modules_install INSTALL_MOD_PATH="$modroot" \
@@ -242,11 +241,9 @@ truncate -s 512M "$out/ext4.img" "$out/xfs.img" "$out/btrfs.img"
 mkfs.ext4 -q -F -O ^orphan_file,^metadata_csum_seed "$out/ext4.img" ||
 	mkfs.ext4 -q -F "$out/ext4.img" || die "mkfs.ext4 failed"
 # XFS reflink arrived in 4.9 and the btrfs free-space tree in 4.5
-old_fs=0
-[ "$kmaj" -lt 4 ] || { [ "$kmaj" -eq 4 ] && [ "$kmin" -lt 9 ]; } && old_fs=1
 xfs_reflink=1
 btrfs_opts=""
-if [ $old_fs = 1 ]; then
+if ! nw_kver_ge "$release" 4 9; then
 	xfs_reflink=0
 	btrfs_opts="-R ^free-space-tree"
 fi
@@ -269,7 +266,7 @@ append=${NOWAIT_VM_APPEND:-}
 # KASLR stays on where the kernel has it, as on the users' machines.
 # Before 4.8 a kernel with hibernation randomizes only when asked
 # ("kaslr"; 65fe935dd238 lifted that): ask, as a user who wants it does.
-if [ "$kmaj" -eq 4 ] && [ "$kmin" -lt 8 ] &&
+if nw_kver_ge "$release" 4 0 && ! nw_kver_ge "$release" 4 8 &&
    grep -q '^CONFIG_RANDOMIZE_BASE=y' "$kdir/.config" 2>/dev/null; then
 	append="$append kaslr"
 fi

@@ -1,0 +1,59 @@
+# shellcheck shell=bash disable=SC2154
+# Sourced by test/unit/run.sh (t, tmp, top from there): the harness's own
+# pieces, test/lib.sh (kernel versions, SERIES), dkms.conf and the README
+# against SERIES.
+# shellcheck source=test/lib.sh
+. "${top:?}/test/lib.sh"
+
+kver_code() {
+	[ "$(nw_kver_code 4.9.337-debian)" = 4009337 ] &&
+	[ "$(nw_kver_code 4.12)" = 4012000 ] &&
+	[ "$(nw_kver_code 3.10.0-1160.el7.x86_64)" -lt "$(nw_kver_code 4.4.220)" ] &&
+	[ "$(nw_kver_code 4.9.337)" -lt "$(nw_kver_code 4.12.0-rc1)" ] &&
+	[ "$(nw_kver_code 4.12.0)" -lt "$(nw_kver_code 4.13)" ]
+}
+t lib.kver-code kver_code
+kver_native() {
+	local r
+	for r in 4.13 4.13.0 4.14.67 5.10.0-28-amd64 6.1.0-18-amd64 10.0; do
+		nw_kver_native "$r" || { echo "$r not native"; return 1; }
+	done
+	for r in 3.10.0-1160.el7.x86_64 4.4.220-ubuntu 4.9.337 4.12.0 4.12; do
+		! nw_kver_native "$r" || { echo "$r native"; return 1; }
+	done
+}
+t lib.kver-native kver_native
+kver_series() {
+	[ "$(nw_kver_series 4.9.337-debian)" = 4.9 ] && [ "$(nw_kver_series 4.12)" = 4.12 ] &&
+	[ "$(nw_kver_series 3.10.0-1160.el7.x86_64)" = 3.10 ]
+}
+t lib.kver-series kver_series
+# SERIES: dkms.conf is generated from it, and the README's table agrees
+dkms_current() { nw_dkms_conf "$top/dkms.conf" | diff "$top/dkms.conf" -; }
+t series.dkms-conf-current dkms_current
+dkms_regex() {
+	local re s
+	re=$(nw_dkms_regex)
+	for s in $(nw_series module); do
+		[[ "$s.0-1-amd64" =~ $re ]] || { echo "$re misses $s"; return 1; }
+	done
+	for s in 3.10.0 4.1.0 4.5.0 4.13.0 4.14.67 4.120.1 6.1.0-18-amd64; do
+		! [[ $s =~ $re ]] || { echo "$re takes $s"; return 1; }
+	done
+}
+t series.dkms-regex dkms_regex
+# the series of the table's "<kernel> + module" rows
+readme_module_series() {
+	sed -n '/^## Supported kernels/,/^## /p' "$top/README.md" |
+		sed -n 's/^| \([^|]*\) + module[ |].*/\1/p' |
+		grep -o -E '[0-9]+\.[0-9]+' | sort -u -V
+}
+readme_series() {
+	diff <(nw_series module | sort -u -V) <(readme_module_series) || return 1
+	local s
+	for s in $(nw_series none); do
+		sed -n '/^## Supported kernels/,/^## /p' "$top/README.md" | grep -q "^| ${s}[ .]" ||
+			{ echo "no README row for $s"; return 1; }
+	done
+}
+t series.readme-table readme_series
