@@ -59,7 +59,7 @@ function root(x, n,   y, i) {
 }
 '
 
-# `sh /bench.sh scale` (NOWAIT_BENCH=scale: plain TCG, 4 vCPUs): N event
+# `sh /bench.sh scale` (the scale profile: plain TCG, 4 vCPUs): N event
 # loops, one per vCPU, each writing RWF_NOWAIT overwrites to its own file
 # (stall.c --scale).  The module, when there is one, stays loaded with its
 # per-request hooks in (init.sh sets hook_idle_ms=0).  Per fs and N, the

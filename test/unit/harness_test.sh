@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2154
 # Sourced by test/unit/run.sh (t, tmp, top from there): the harness's own
-# pieces, test/lib.sh (kernel versions, SERIES), dkms.conf and the README
-# against SERIES.
+# pieces, test/lib.sh (kernel versions, SERIES, output folders, summary
+# lines), the VM profiles, dkms.conf and the README against SERIES.
 # shellcheck source=test/lib.sh
 . "${top:?}/test/lib.sh"
 
@@ -28,6 +28,43 @@ kver_series() {
 	[ "$(nw_kver_series 3.10.0-1160.el7.x86_64)" = 3.10 ]
 }
 t lib.kver-series kver_series
+counts_env() {
+	[ "$(echo '140 passed, 0 failed, 4 skipped' | nw_counts_env | tr '\n' ' ')" = "passed=140 failed=0 skipped=4 " ] &&
+	[ "$(printf 'x\n3 passed, 1 failed\n' | nw_counts_env | tr '\n' ' ')" = "passed=3 failed=1 skipped=0 " ] &&
+	[ -z "$(echo 'fuzz: 3 ops, 1 divergences, 1 explained' | nw_counts_env)" ]
+}
+t lib.counts-env counts_env
+# the folder names that test/vm/run.sh and its callers share
+out_dir() {
+	local nw_kernels=$tmp/kernels
+	mkdir -p "$nw_kernels/4.12.0/include/config" "$nw_kernels/4.14.67/include/config"
+	echo 4.12.0 >"$nw_kernels/4.12.0/include/config/kernel.release"
+	echo 4.14.67 >"$nw_kernels/4.14.67/include/config/kernel.release"
+	[ "$(NOWAIT_OUT=/o nw_out_dir 4.12.0 1 suite)" = /o/4.12.0-module ] &&
+	[ "$(NOWAIT_OUT=/o nw_out_dir 4.12.0 0 fuzz)" = /o/4.12.0-stock-fuzz ] &&
+	[ "$(NOWAIT_OUT=/o nw_out_dir 4.14.67 1 stress-verify)" = /o/4.14.67-native-stress-verify ] &&
+	[ "$(NOWAIT_OUT=/o NOWAIT_VM_ORDER=module-first nw_out_dir 4.12.0 1 suite)" = /o/4.12.0-module-modfirst ] &&
+	[ "$(NOWAIT_OUT=/o nw_out_dir debian 0 bench)" = /o/debian-native-bench ]
+}
+t lib.out-dir out_dir
+# every profile sets what run.sh reads, the guest knows its mode, and no
+# two profiles share a folder
+profiles() {
+	local f p v
+	for f in "$top"/test/vm/profiles/*.env; do
+		p=$(basename "$f" .env)
+		for v in guest smp maxcpus timeout bench icount; do
+			[ -n "$(nw_profile_get "$p" $v)" ] || { echo "$p: no $v"; return 1; }
+		done
+		v=$(nw_profile_get "$p" guest)
+		[ "$v" = suite ] || grep -q "^$v)" "$top/test/vm/init.sh" ||
+			{ echo "$p: init.sh has no case $v"; return 1; }
+		nw_profile_get "$p" suffix
+	done | sort | uniq -d | grep . && return 1
+	return 0
+}
+t vm.profiles profiles
+
 # SERIES: dkms.conf is generated from it, and the README's table agrees
 dkms_current() { nw_dkms_conf "$top/dkms.conf" | diff "$top/dkms.conf" -; }
 t series.dkms-conf-current dkms_current

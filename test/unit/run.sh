@@ -78,7 +78,7 @@ t verdict-hung-task-without-flush-fails verdict_hung_noflush
 verdict_hung_notheld() { ! "$v" "$tmp/r.good" "$tmp/d.hung" 0 "$tmp/u.flushed" >"$tmp/o" && grep -q '^not ok vm.dmesg' "$tmp/o"; }
 t verdict-hung-task-no-held-cpu-fails verdict_hung_notheld
 
-# the harness: test/lib.sh, SERIES, dkms.conf, README
+# the harness: test/lib.sh, the VM profiles, SERIES, dkms.conf, README
 # shellcheck source=test/unit/harness_test.sh
 . "$top/test/unit/harness_test.sh"
 
