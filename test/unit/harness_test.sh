@@ -94,3 +94,20 @@ readme_series() {
 	done
 }
 t series.readme-table readme_series
+# the guest programs' cache key follows their sources
+guest_key() {
+	local k1 k2 d=$tmp/gk
+	mkdir -p "$d/test/vm" "$d/test/unit" "$d/test/bench" "$d/test/fuzz" "$d/test/stress" "$d/test/iosoak"
+	cp -r "$top/include" "$top/lib" "$top/tools" "$top/Makefile" "$d/"
+	cp -r "$top/test/conformance" "$d/test/"
+	cp "$top/test/vm/guest-build.sh" "$d/test/vm/"
+	for f in unit/libnowait_test.c bench/stall.c fuzz/fuzz.c stress/stress.c iosoak/ioload.c; do
+		cp "$top/test/$f" "$d/test/$f"
+	done
+	k1=$(bash "$top/test/vm/guest-build.sh" --key "$d") &&
+	[ "$k1" = "$(bash "$top/test/vm/guest-build.sh" --key "$top")" ] &&
+	echo '/* */' >>"$d/test/fuzz/fuzz.c" &&
+	k2=$(bash "$top/test/vm/guest-build.sh" --key "$d") &&
+	[ -n "$k1" ] && [ "$k1" != "$k2" ]
+}
+t vm.guest-key guest_key

@@ -20,7 +20,7 @@
 #
 # Inputs from the environment (none of them chooses the mode):
 #   NOWAIT_KERNELS      the test kernels (~/.cache/nowait-aio/kernels)
-#   NOWAIT_CACHE        the cache: kernels/, modroot/, debian/
+#   NOWAIT_CACHE        the cache: kernels/, modroot/, guest/, debian/
 #                       (~/.cache/nowait-aio)
 #   NOWAIT_OUT          where output folders go (test/vm/out)
 #   NOWAIT_VM_SMP, NOWAIT_VM_MAXCPUS, NOWAIT_VM_TIMEOUT
@@ -172,9 +172,29 @@ find "$out/src" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod
 	-o -name '*.a' -o -name '*.so' \) -delete
 top=$out/src
 
-# --- the guest programs ---
-make -s -C "$top/test/conformance" nwconf nwconf32 >"$out/build.log" 2>&1 ||
-	{ cat "$out/build.log" >&2; die "conformance suite does not build"; }
+# --- the guest programs: the same for every kernel, built once for each
+# version of their sources (test/vm/guest-build.sh) and kept in the cache ---
+guest_programs() {
+	local key new
+	key=$(bash "$top/test/vm/guest-build.sh" --key "$top") || die "cannot hash the guest's sources"
+	gdir=$nw_cache/guest/$key
+	mkdir -p "$nw_cache/guest"
+	# what no run used for two weeks (and what a killed build left)
+	find "$nw_cache/guest" -mindepth 1 -maxdepth 1 -mtime +14 -exec rm -rf {} +
+	if [ -f "$gdir/.done" ]; then
+		touch "$gdir"
+		echo "# guest programs: $gdir"
+		return
+	fi
+	new=$(mktemp -d "$nw_cache/guest/.new.XXXXXX")
+	bash "$top/test/vm/guest-build.sh" "$top" "$new" >"$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; rm -rf "$new"; die "the guest programs do not build"; }
+	touch "$new/.done"
+	# a run on another kernel may have built them meanwhile: keep one
+	mv -T "$new" "$gdir" 2>/dev/null || rm -rf "$new"
+	echo "# guest programs: built into $gdir"
+}
+guest_programs
 if [ "$MODULE" = 1 ] || [ $refuse = 1 ]; then
 	make -s -C "$top" module KDIR="$kdir" >"$out/module-build.log" 2>&1 ||
 		{ cat "$out/module-build.log" >&2; die "module does not build against $kdir"; }
@@ -186,49 +206,35 @@ mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,mnt,lib/modules}
 cp /bin/busybox "$root/bin/busybox" || die "busybox-static is not installed"
 cp "$top/test/vm/init.sh" "$root/init"
 chmod +x "$root/init"
-cp "$top/test/conformance/nwconf" "$top/test/conformance/nwconf32" "$root/"
+cp "$gdir/nwconf" "$gdir/nwconf32" "$gdir/libnowait_test" "$gdir/nwfuzz" \
+	"$gdir/nwstress" "$gdir/ioload" "$root/" || die "the guest programs are not in $gdir"
 cp "$top/test/vm/module-checks.sh" "$root/module-checks.sh"
-# libnowait's tests, static, for the guest (integration on the VM kernel)
-make -s -C "$top/lib" libnowait.a >>"$out/build.log" 2>&1 &&
-	cc -O2 -static -I"$top/include" -o "$root/libnowait_test" \
-		"$top/test/unit/libnowait_test.c" "$top/lib/libnowait.a" \
-		-laio -lpthread >>"$out/build.log" 2>&1 ||
-	die "libnowait tests do not build"
 cp "$top/test/bench/guest.sh" "$root/bench.sh"
-# --- bench guest programs ---
 if [ "$bench" = 1 ]; then
-	# the event-loop stall and refusal-cost benchmark, static, with libnowait
-	cc -O2 -Wall -Wextra -Werror -static -I"$top/include" -o "$root/stall" \
-		"$top/test/bench/stall.c" "$top/lib/libnowait.a" \
-		-laio -lpthread -lm >>"$out/build.log" 2>&1 ||
-		{ cat "$out/build.log" >&2; die "test/bench/stall.c does not build"; }
+	# the event-loop stall and refusal-cost benchmark
+	cp "$gdir/stall" "$root/stall"
 	# its knobs (NW_STALL_*, NW_REFUSAL_*, NW_SCALE_*, NW_BENCH_FIO, NW_BENCH_SUBMIT, NW_BENCH_STALL, NW_BENCH_SPIN, NW_BENCH_BUSY) from the host's environment
 	for v in $(compgen -v | grep -E '^(NW_STALL_|NW_REFUSAL_|NW_SCALE_|NW_BENCH_FIO$|NW_BENCH_SUBMIT$|NW_BENCH_STALL$|NW_BENCH_SPIN$|NW_BENCH_BUSY$)'); do
 		printf "export %s='%s'\n" "$v" "${!v}"
 	done >"$root/bench.env"
 fi
-# --- end bench guest programs ---
-# the differential fuzzer, the stress run and the I/O soak's load
-# (test/fuzz, test/stress, test/iosoak)
-for g in fuzz/fuzz:nwfuzz stress/stress:nwstress iosoak/ioload:ioload; do
-	src=$top/test/${g%%:*}.c
-	[ -f "$src" ] || continue
-	cc -O2 -Wall -Wextra -Werror -static -I"$top/include" -o "$root/${g#*:}" \
-		"$src" -lpthread >>"$out/build.log" 2>&1 ||
-		die "$src does not build"
-done
-[ -f "$top/test/stress/guest.sh" ] && cp "$top/test/stress/guest.sh" "$root/stress.sh"
+cp "$top/test/stress/guest.sh" "$root/stress.sh"
 cp "$top/test/iosoak/guest.sh" "$root/iosoak.sh"
 cp "$top/test/iosoak/rqlife.awk" "$root/rqlife.awk"
 { [ "$MODULE" = 1 ] || [ $refuse = 1 ]; } && cp "$top/module/nowait_aio.ko" "$root/nowait_aio.ko"
 if [ "$MODULE" = 1 ]; then
 	# the README's install path: make install into the guest's root, so
-	# that the guest loads the module with modprobe
-	rm -f "$top/tools/nowait-aio-probe" "$top/tools/nowait-aio-stat"
+	# that the guest loads the module with modprobe; the library and the
+	# static tools from the cache, newer than their sources, so that make
+	# takes them as built
+	cp "$gdir/libnowait.o" "$gdir/libnowait.a" "$gdir/libnowait.so" "$top/lib/"
+	cp "$gdir/nowait-aio-probe" "$gdir/nowait-aio-stat" "$top/tools/"
+	touch "$top/lib/libnowait.o"
+	touch "$top/lib/libnowait.a" "$top/lib/libnowait.so" \
+		"$top/tools/nowait-aio-probe" "$top/tools/nowait-aio-stat"
 	make -s -C "$top" install KDIR="$kdir" DESTDIR="$root" PREFIX=/usr \
 		TOOLS_LDFLAGS=-static >"$out/install.log" 2>&1 ||
 		{ cat "$out/install.log" >&2; die "make install into the guest root failed"; }
-	rm -f "$top/tools/nowait-aio-probe" "$top/tools/nowait-aio-stat"
 	# NOWAIT_MODULE_KO: load this .ko instead (the one DKMS built from the
 	# Debian package, test/deb), so that the packaged build is tested
 	if [ -n "${NOWAIT_MODULE_KO:-}" ]; then
