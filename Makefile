@@ -15,6 +15,8 @@
 #   make man-check                           render the man pages, warnings fail
 #   make check                               all tests (see README)
 #   make vm-check KVER=<version> [MODULE=1] [CASES=<globs>]
+#   make fuzz|stress|bench|iosoak KVER=<version> ...   (see README: Testing)
+#   make dkms-conf                           dkms.conf's kernel list from SERIES
 #   make unit                                host-side unit tests
 KDIR ?= /lib/modules/$(shell uname -r)/build
 KREL := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null || uname -r)
@@ -43,7 +45,9 @@ SEED ?= 1
 OPS ?= 1000
 SECS ?= 60
 
-# 4.13 and later have RWF_NOWAIT natively: nothing to build there
+# 4.13 and later have RWF_NOWAIT natively: nothing to build there.  The
+# one kernel-version test outside test/lib.sh (nw_kver_native): make
+# cannot source a shell file, and `install` must work without test/.
 NATIVE := $(shell echo $(KREL) | awk -F. '{ print ($$1 > 4 || ($$1 == 4 && $$2 + 0 >= 13)) ? 1 : 0 }')
 
 module:
@@ -107,6 +111,12 @@ endif
 check:
 	@bash test/check.sh
 
+# dkms.conf's BUILD_EXCLUSIVE_KERNEL from SERIES (make unit checks that
+# the file in the tree is up to date)
+dkms-conf:
+	bash -c '. test/lib.sh && nw_dkms_conf dkms.conf' >dkms.conf.new
+	mv dkms.conf.new dkms.conf
+
 # differential fuzzer: KVER with the module against REF native (test/fuzz)
 fuzz:
 	@bash test/fuzz/run.sh $(KVER) $(REF) $(SEED) $(OPS)
@@ -120,7 +130,7 @@ vm-check:
 
 # plain I/O with a stall watcher, RUNS times (test/iosoak, test/vm/soak.sh)
 iosoak:
-	@NOWAIT_IOSOAK=$(SECS) bash test/vm/soak.sh $(KVER) $(MODULE) $(or $(RUNS),10)
+	@bash test/vm/soak.sh --profile iosoak --arg $(SECS) $(KVER) $(MODULE) $(or $(RUNS),10)
 
 unit:
 	@bash test/unit/run.sh
@@ -156,25 +166,7 @@ clean-pkg:
 
 # event-loop stall, refusal cost, fio in one boot (test/bench), then the SMP scaling in a second (NW_BENCH_SCALE=0 skips it); REF=<native kver> on the command line adds its runs, compare.sh, scale-compare.sh and *_vs_native
 bench:
-	@ref='$(if $(filter command line environment environment override,$(origin REF)),$(REF))'; \
-	rc=0; out=$${NOWAIT_OUT:-test/vm/out}; \
-	NOWAIT_BENCH=1 NOWAIT_VM_TIMEOUT=$${NOWAIT_VM_TIMEOUT:-3600} bash test/vm/run.sh $(KVER) $(MODULE) || rc=1; \
-	a=$$(ls -td "$$out/$(KVER)"-*-bench 2>/dev/null | head -n 1); b=; \
-	if [ -n "$$ref" ]; then \
-		NOWAIT_BENCH=1 NOWAIT_VM_TIMEOUT=$${NOWAIT_VM_TIMEOUT:-3600} bash test/vm/run.sh "$$ref" 0 || rc=1; \
-		b=$$(ls -td "$$out/$$ref"-*-bench 2>/dev/null | head -n 1); \
-	fi; \
-	[ -z "$$a" ] || bash test/bench/plot.sh "$$a" $$b || true; \
-	[ -z "$$a" ] || [ -z "$$b" ] || bash test/bench/compare.sh "$$a/results.txt" "$$b/results.txt" || rc=1; \
-	[ "$${NW_BENCH_SCALE:-1}" = 0 ] && exit $$rc; \
-	NOWAIT_BENCH=scale bash test/vm/run.sh $(KVER) $(MODULE) || rc=1; \
-	a=$$(ls -td "$$out/$(KVER)"-*-scale 2>/dev/null | head -n 1); b=; \
-	if [ -n "$$ref" ]; then \
-		NOWAIT_BENCH=scale bash test/vm/run.sh "$$ref" 0 || rc=1; \
-		b=$$(ls -td "$$out/$$ref"-*-scale 2>/dev/null | head -n 1); \
-	fi; \
-	[ -z "$$a" ] || bash test/bench/scale-compare.sh "$$a/results.txt" $${b:+"$$b/results.txt"} || rc=1; \
-	exit $$rc
+	@bash test/bench/run.sh $(KVER) $(MODULE) '$(if $(filter command line environment environment override,$(origin REF)),$(REF))'
 
 conformance:
 	$(MAKE) -C test/conformance
@@ -188,4 +180,4 @@ clean:
 
 .PHONY: module tools lib install check vm-check unit bench conformance clean fuzz stress iosoak \
 	install-headers install-lib install-tools install-man install-userspace \
-	install-dkms-src man-check deb deb-check clean-pkg
+	install-dkms-src man-check deb deb-check clean-pkg dkms-conf

@@ -6,25 +6,31 @@
 # "N passed, N failed, N skipped".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-cache=${NOWAIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nowait-aio}
-kernels=${NOWAIT_KERNELS:-$cache/kernels}
-# kernels the project tests on; each one missing is reported
-known="4.12.0 4.14.67 4.9.337 4.4.220"
-# kernel series below 4.13 the module has been ported to (see README)
-module_series="4.4 4.9 4.12"
+# shellcheck source=test/lib.sh
+. "$top/test/lib.sh"
+kernels=$nw_kernels
+# the kernels the project tests on (SERIES); each one missing is reported
+known=$(nw_test_kernels)
 np=0 nf=0 ns=0
 
 "$top/test/install-deps.sh" || { echo "check: cannot install the test dependencies"; echo "0 passed, 1 failed"; exit 1; }
 
-add() { # parse the last "N passed, N failed[, N skipped]" line of $1
-	local l
-	l=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
-	if [ -z "$l" ]; then
+add() { # a stage's counts: the summary.env its log names last (VM runs,
+	# make fuzz, make stress), else its "N passed, N failed[, N skipped]"
+	local f kv
+	f=$(sed -n 's/^# summary: //p' "$1" | tail -n 1)
+	if [ -n "$f" ] && [ -f "$f" ]; then
+		kv=$(cat "$f")
+	else
+		kv=$(nw_counts_env <"$1")
+	fi
+	if [ -z "$(nw_summary_get /dev/stdin failed <<<"$kv")" ]; then
 		nf=$((nf + 1))
 		return
 	fi
-	set -- $(echo "$l" | tr -dc '0-9 ')
-	np=$((np + $1)) nf=$((nf + $2)) ns=$((ns + ${3:-0}))
+	np=$((np + $(nw_summary_get /dev/stdin passed 0 <<<"$kv")))
+	nf=$((nf + $(nw_summary_get /dev/stdin failed 0 <<<"$kv")))
+	ns=$((ns + $(nw_summary_get /dev/stdin skipped 0 <<<"$kv")))
 }
 stage() { # name, command...
 	local name=$1 log
@@ -38,15 +44,6 @@ stage() { # name, command...
 skip_stage() {
 	echo "SKIP: stage $1: $2"
 	ns=$((ns + 1))
-}
-
-# make stress, its last line turned into a count for the summary
-stress_stage() {
-	local rc
-	"$top/test/stress/run.sh" "$@"
-	rc=$?
-	[ $rc = 0 ] && echo "1 passed, 0 failed, 0 skipped" || echo "0 passed, 1 failed, 0 skipped"
-	return $rc
 }
 
 stage unit "$top/test/unit/run.sh"
@@ -76,13 +73,13 @@ for k in $known $(ls "$kernels" 2>/dev/null); do
 		skip_stage "$k" "no built kernel in $kernels/$k (see README: Test kernels)"
 		continue
 	fi
-	IFS=. read -r a b _ <<<"$k"
-	if [ "$a" -gt 4 ] || { [ "$a" -eq 4 ] && [ "${b%%[!0-9]*}" -ge 13 ]; }; then
+	rel=$(nw_release "$k")
+	if nw_kver_native "$rel"; then
 		# MODULE=1 on a native kernel: the suite runs natively and
 		# the module must refuse to load
 		stage "$k-native" "$top/test/vm/run.sh" "$k" 1
-	elif ! echo " $module_series " | grep -q " $a.$b "; then
-		skip_stage "$k-module" "the module is not ported to $a.$b yet (README: Supported kernels)"
+	elif [ "$(nw_series_status "$(nw_kver_series "$rel")")" != module ]; then
+		skip_stage "$k-module" "the module is not ported to $(nw_kver_series "$rel") yet (SERIES; README: Supported kernels)"
 	elif [ "${k%-debug}" != "$k" ]; then
 		# a debug kernel (lockdep, KASAN, kmemleak: tens of times
 		# slower under TCG): a short form that ends in a kmemleak scan
@@ -129,13 +126,13 @@ else
 	skip_stage fuzz "needs 4.12.0 and 4.14.67 in $kernels"
 fi
 if [ -f "$kernels/4.12.0/arch/x86/boot/bzImage" ]; then
-	stage stress-4.12.0 stress_stage 4.12.0 20
+	stage stress-4.12.0 "$top/test/stress/run.sh" 4.12.0 20
 	# one vCPU under plain I/O for 60 s with the module loaded: on the
 	# one-CPU machine QEMU 7.2 strands a disk's requests in about half
 	# of such runs (issue #18; README: Testing); maxcpus=2 must keep
 	# them flowing
-	NOWAIT_VM_SMP=1 NOWAIT_IOSOAK=60 \
-		stage iosoak-4.12.0-smp1 "$top/test/vm/run.sh" 4.12.0 1
+	NOWAIT_VM_SMP=1 stage iosoak-4.12.0-smp1 \
+		"$top/test/vm/run.sh" --profile iosoak --arg 60 4.12.0 1
 else
 	skip_stage stress "needs 4.12.0 in $kernels"
 	skip_stage iosoak "needs 4.12.0 in $kernels"

@@ -59,7 +59,7 @@ function root(x, n,   y, i) {
 }
 '
 
-# `sh /bench.sh scale` (NOWAIT_BENCH=scale: plain TCG, 4 vCPUs): N event
+# `sh /bench.sh scale` (the scale profile: plain TCG, 4 vCPUs): N event
 # loops, one per vCPU, each writing RWF_NOWAIT overwrites to its own file
 # (stall.c --scale).  The module, when there is one, stays loaded with its
 # per-request hooks in (init.sh sets hook_idle_ms=0).  Per fs and N, the
@@ -151,12 +151,11 @@ L=/host/lib/x86_64-linux-gnu:/host/usr/lib/x86_64-linux-gnu:/host/usr/lib/x86_64
 FIO="/host/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 --library-path $L /host/usr/bin/fio"
 $FIO --version >/dev/null 2>&1 || { echo "bench: cannot run the host's fio: $($FIO --version 2>&1 | head -n 2)"; exit 1; }
 rounds=${NW_BENCH_ROUNDS:-3}
+# the module was loaded (NW_MODULE=1: the host found no native RWF_NOWAIT;
+# on a native kernel it is "refuse", and the module is there only to be
+# refused)
 native=1
-[ -e /nowait_aio.ko ] && native=0
-# a native kernel (4.13+) with the module copied in only to see it refused
-case $(uname -r) in
-4.1[3-9]*|4.[2-9][0-9]*|[5-9].*|[1-9][0-9].*) native=1 ;;
-esac
+[ "${NW_MODULE:-0}" = 1 ] && native=0
 
 # fio terse v3: field 49 write IOPS, 53 write slat mean (usec)
 run() { # file, extra options

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Host side of the scaling benchmark (`make bench`, NOWAIT_BENCH=scale):
+# Host side of the scaling benchmark (`make bench`, profile scale):
 # the module's scaling against native's, from two runs' results.
 #
 #   test/bench/scale-compare.sh MODULE_RESULTS [NATIVE_RESULTS]

@@ -24,9 +24,11 @@
 # (keep the chroot after the run).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${NOWAIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nowait-aio}
+# shellcheck source=test/lib.sh
+. "$top/test/lib.sh"
+cache=$nw_cache
 debcache=$cache/deb
-kernels=${NOWAIT_KERNELS:-$cache/kernels}
+kernels=$nw_kernels
 out=$top/test/deb/out
 debs=$top/build/deb
 suite=bookworm
@@ -328,8 +330,7 @@ fi
 
 # --- the tools ---
 rel=$(uname -r)
-IFS=. read -r ka kb _ <<<"$rel"
-if [ "$ka" -gt 4 ] || { [ "$ka" -eq 4 ] && [ "${kb%%[!0-9]*}" -ge 13 ]; }; then
+if nw_kver_native "$rel"; then
 	want=3 what="native"
 else
 	want=2 what="not loaded"

@@ -1,45 +1,70 @@
 #!/bin/bash
 # make fuzz: the differential fuzzer.  The same seeded operations run in
-# two VMs on fresh images of identical layout, KVER with the module and REF
-# natively, and test/fuzz/compare.sh compares them.
+# two VMs on fresh images of identical layout (test/vm/run.sh --profile
+# fuzz), KVER with the module and REF natively, and test/fuzz/compare.sh
+# compares them.
 #
 #   test/fuzz/run.sh KVER REF SEED OPS
 #
-# Ends with "fuzz: <ops> ops, <d> divergences, <e> explained"; exit 0 only
-# if both VMs ran every operation with a clean kernel log and every
-# divergence is explained.
+# Writes $NOWAIT_OUT/fuzz-<kver>-vs-<ref>.env (key=value: passed, failed,
+# skipped, kver, ref, seed, ops, divergences, explained, module_out,
+# native_out) and prints "# summary: <that file>", then "N passed, N
+# failed, N skipped", and last "fuzz: <ops> ops, <d> divergences, <e>
+# explained"; exit 0 only if both VMs ran every operation with a clean
+# kernel log and every divergence is explained.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=test/lib.sh
+. "$top/test/lib.sh"
 KVER=${1:?usage: run.sh KVER REF SEED OPS}
 REF=${2:?usage: run.sh KVER REF SEED OPS}
 SEED=${3:-1}
 OPS=${4:-1000}
-out=${NOWAIT_OUT:-$top/test/vm/out}
+base=${NOWAIT_OUT:-$top/test/vm/out}
+sum=$base/fuzz-$KVER-vs-$REF.env
 rc=0
 
+# the folder of one run, from its summary.env ("" if it left none)
+run_dir() { # KVER MODULE
+	nw_summary_get "$(nw_out_dir "$1" "$2" fuzz)/summary.env" out
+}
+# the compare.sh figures as key=value lines
+figures() { # the compare.sh output
+	sed -n 's/^fuzz: \([0-9]*\) ops, \([0-9]*\) divergences, \([0-9]*\) explained$/ops=\1 divergences=\2 explained=\3/p' "$1" |
+		tail -n 1 | tr ' ' '\n'
+}
+
 echo "# fuzz: seed $SEED, $OPS operations, $KVER with the module vs $REF native"
-NOWAIT_FUZZ="$SEED:$OPS" bash "$top/test/vm/run.sh" "$KVER" 1 || rc=1
-NOWAIT_FUZZ="$SEED:$OPS" bash "$top/test/vm/run.sh" "$REF" 0 || rc=1
-a=$(ls -d "$out/$KVER"-module-fuzz 2>/dev/null)/9p/fuzz.log
-b=$(ls -d "$out/$REF"-native-fuzz 2>/dev/null)/9p/fuzz.log
-if [ ! -f "$a" ] || [ ! -f "$b" ]; then
+bash "$top/test/vm/run.sh" --profile fuzz --arg "$SEED:$OPS" "$KVER" 1 || rc=1
+bash "$top/test/vm/run.sh" --profile fuzz --arg "$SEED:$OPS" "$REF" 0 || rc=1
+a=$(run_dir "$KVER" 1)
+b=$(run_dir "$REF" 0)
+mkdir -p "$base"
+printf '%s\n' "kver=$KVER" "ref=$REF" "seed=$SEED" "module_out=$a" "native_out=$b" >"$sum"
+if [ ! -f "$a/9p/fuzz.log" ] || [ ! -f "$b/9p/fuzz.log" ]; then
 	echo "not ok fuzz.compare - both runs leave a log: yes vs no"
+	printf '%s\n' passed=0 failed=1 skipped=0 ops=0 divergences=1 explained=0 >>"$sum"
+	echo "# summary: $sum"
+	echo "0 passed, 1 failed, 0 skipped"
 	echo "fuzz: 0 ops, 1 divergences, 0 explained"
 	exit 1
 fi
 # every unexplained line names what replays it
-bash "$top/test/fuzz/compare.sh" "$a" "$b" |
+bash "$top/test/fuzz/compare.sh" "$a/9p/fuzz.log" "$b/9p/fuzz.log" |
 	sed "s/^UNEXPLAINED \(op\|epoch\) \([0-9]*\)/UNEXPLAINED (replay: make fuzz KVER=$KVER REF=$REF SEED=$SEED OPS=$OPS) \1 \2/" |
-	tee "$out/fuzz-$KVER-vs-$REF.txt" | grep -v '^explained '
-last=$(tail -n 1 "$out/fuzz-$KVER-vs-$REF.txt")
-set -- $(echo "$last" | tr -dc '0-9 ')
-[ "${2:-1}" = "${3:-0}" ] || rc=1
+	tee "$base/fuzz-$KVER-vs-$REF.txt" | grep -v '^explained '
+figures "$base/fuzz-$KVER-vs-$REF.txt" >>"$sum"
+d=$(nw_summary_get "$sum" divergences 1)
+e=$(nw_summary_get "$sum" explained 0)
+[ "$d" = "$e" ] || rc=1
 if [ $rc = 0 ]; then
 	echo "ok fuzz.differential - every divergence explained, both VMs clean"
-	echo "1 passed, 0 failed, 0 skipped"
+	printf '%s\n' passed=1 failed=0 skipped=0 >>"$sum"
 else
 	echo "not ok fuzz.differential - every divergence explained, both VMs clean"
-	echo "0 passed, 1 failed, 0 skipped"
+	printf '%s\n' passed=0 failed=1 skipped=0 >>"$sum"
 fi
-echo "$last"
+echo "# summary: $sum"
+echo "$(nw_summary_get "$sum" passed) passed, $(nw_summary_get "$sum" failed) failed, 0 skipped"
+tail -n 1 "$base/fuzz-$KVER-vs-$REF.txt"
 exit $rc

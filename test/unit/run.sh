@@ -1,5 +1,6 @@
 #!/bin/bash
-# Host-side unit tests: the case table and the VM verdict logic.
+# Host-side unit tests: the case table, the VM verdict logic and the
+# harness's helpers (harness_test.sh).
 # Prints "ok"/"not ok" per test and "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -76,6 +77,10 @@ verdict_hung_noflush() { ! "$v" "$tmp/r.good" "$tmp/d.hung-held" 0 >"$tmp/o" && 
 t verdict-hung-task-without-flush-fails verdict_hung_noflush
 verdict_hung_notheld() { ! "$v" "$tmp/r.good" "$tmp/d.hung" 0 "$tmp/u.flushed" >"$tmp/o" && grep -q '^not ok vm.dmesg' "$tmp/o"; }
 t verdict-hung-task-no-held-cpu-fails verdict_hung_notheld
+
+# the harness: test/lib.sh, the VM profiles, SERIES, dkms.conf, README
+# shellcheck source=test/unit/harness_test.sh
+. "$top/test/unit/harness_test.sh"
 
 # the userspace header carries upstream's ABI values
 hdr() {

@@ -12,6 +12,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 t_prefix=unit.stat.
 . "$top/test/unit/t.sh"
+# shellcheck source=test/lib.sh
+. "$top/test/lib.sh"
 
 stat_bin=${NOWAIT_AIO_STAT:-$tmp/nowait-aio-stat}
 build() {
@@ -206,10 +208,11 @@ native() {
 	r=$(uname -r)
 	NOWAIT_AIO_SYSFS=$tmp/none "$stat_bin" --json >/dev/null 2>"$tmp/e"
 	rc=$?
-	case $r in
-	[0-3].* | 4.[0-9].* | 4.1[0-2].* | 4.[0-9] | 4.1[0-2]) [ $rc = 2 ] ;;
-	*) [ $rc = 3 ] && grep -q "kernel $r" "$tmp/e" ;;
-	esac
+	if nw_kver_native "$r"; then
+		[ $rc = 3 ] && grep -q "kernel $r" "$tmp/e"
+	else
+		[ $rc = 2 ]
+	fi
 }
 t native-exit-3 native
 

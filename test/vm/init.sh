@@ -3,7 +3,10 @@
 # module when asked, runs the conformance suite and writes its lines to the
 # second serial port (/dev/ttyS1), which the host streams.  The last line is
 # the marker "nwsuite-done rc=N": without it the host counts the run failed.
-# Kernel command-line variables: NW_MODULE=1, NW_CASES=glob[,glob...].
+# Kernel command-line variables (test/vm/run.sh): NW_MODULE=1|refuse,
+# NW_CASES=glob[,glob...], NW_PROFILE (what to run: suite, bench, scale,
+# fuzz, stress, stress-verify, iosoak; the profile's "guest") and NW_ARG
+# (its parameter: fuzz SEED:OPS, stress SECS, iosoak SECS[:fixed]...).
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin
 mount -t proc proc /proc
@@ -103,7 +106,7 @@ hang_dump() {
 	sleep 1
 	echo c > /proc/sysrq-trigger
 }
-if [ -f /proc/sys/kernel/hung_task_timeout_secs ] && [ "$NW_BENCH" != 1 ]; then
+if [ -f /proc/sys/kernel/hung_task_timeout_secs ] && [ "$NW_PROFILE" != bench ]; then
 	# count blk-mq request timeouts for the dump (where kprobes exist)
 	tr=/sys/kernel/debug/tracing
 	if echo 'p:nwtimeout blk_mq_rq_timed_out' >> $tr/kprobe_events 2>/dev/null; then
@@ -202,46 +205,44 @@ mount -t tmpfs none /mnt/tmpfs
 mount -t 9p -o trans=virtio,version=9p2000.L host9p /mnt/9p 2>/dev/null ||
 	say "# mount 9p failed"
 
-if [ "$NW_BENCH" = scale ]; then
+case $NW_PROFILE in
+scale)
 	sh /bench.sh scale > $res 2>&1
-	finish $?
-fi
-if [ "$NW_BENCH" = 1 ]; then
+	finish $? ;;
+bench)
 	# -icount sleep=off warps guest time over every idle wait for host
 	# I/O, so "blocked for 60 s" means nothing here: no hung-task check
 	echo 0 > /proc/sys/kernel/hung_task_timeout_secs
 	sh /bench.sh > $res 2>&1
-	finish $?
-fi
-
-if [ -n "$NW_FUZZ" ]; then
-	# NW_FUZZ=SEED:OPS.  No periodic writeback: the fuzzer's page-cache
+	finish $? ;;
+fuzz)
+	# NW_ARG=SEED:OPS.  No periodic writeback: the fuzzer's page-cache
 	# and delalloc states must follow its operations, not the clock.
 	echo 0 > /proc/sys/vm/dirty_writeback_centisecs
 	echo 360000 > /proc/sys/vm/dirty_expire_centisecs
-	/nwfuzz ${NW_FUZZ%%:*} ${NW_FUZZ#*:} > /mnt/9p/fuzz.log 2>&1
+	/nwfuzz ${NW_ARG%%:*} ${NW_ARG#*:} > /mnt/9p/fuzz.log 2>&1
 	n=$(grep -c '^op ' /mnt/9p/fuzz.log)
 	if grep -q '^nwfuzz-done' /mnt/9p/fuzz.log; then
 		say "ok fuzz.run - $n operations ran to the end"
 	else
 		say "not ok fuzz.run - the fuzzer runs to the end: done vs stopped after $n ops ($(tail -n 1 /mnt/9p/fuzz.log))"
 	fi
-	finish 0
-fi
-if [ -n "$NW_IOSOAK" ]; then
-	sh /iosoak.sh "$NW_IOSOAK" > $res 2>&1
-	finish $?
-fi
-if [ -n "$NW_STRESS" ]; then
-	sh /stress.sh "$NW_STRESS" "${NW_MODULE:-0}" > $res 2>&1
+	finish 0 ;;
+iosoak)
+	sh /iosoak.sh "$NW_ARG" > $res 2>&1
+	finish $? ;;
+stress-verify)
+	sh /stress.sh verify "${NW_MODULE:-0}" > $res 2>&1
+	finish $? ;;
+stress)
+	sh /stress.sh "$NW_ARG" "${NW_MODULE:-0}" > $res 2>&1
 	rc=$?
-	[ "$NW_STRESS" = verify ] && finish $rc
 	# the power cut: no sync, no unmount
 	kmemleak_check
 	say "nwsuite-done rc=$rc"
 	echo b > /proc/sysrq-trigger
-	poweroff -f -n
-fi
+	poweroff -f -n ;;
+esac
 
 cases=$(echo "$NW_CASES" | tr ',' ' ')
 /nwconf $cases > $res 2>&1

@@ -1,34 +1,91 @@
 #!/bin/bash
-# Run the conformance suite on one kernel in QEMU (TCG).
+# Run the conformance suite, or another profile, on one kernel in QEMU (TCG).
 #
-#   test/vm/run.sh KVER [MODULE] [CASES]
+#   test/vm/run.sh [--profile NAME] [--arg VALUE] KVER [MODULE] [CASES]
 #
+# NAME    what the VM runs: one file test/vm/profiles/NAME.env each, which
+#         sets its vCPUs, time-out, output folder suffix and what the guest
+#         runs: suite (the default: the conformance suite, libnowait's
+#         tests, the module checks), bench and scale (the benchmark's two
+#         boots, test/bench), fuzz (test/fuzz), stress and stress-verify
+#         (test/stress), iosoak (test/iosoak).
+# VALUE   the profile's parameter: fuzz SEED:OPS (default 1:1000), stress
+#         SECS (60), iosoak SECS[:fixed][:trace][:ftrace] (60).
 # KVER    a directory name under $NOWAIT_KERNELS (a built tree with
 #         arch/x86/boot/bzImage), or "debian" for Debian's stock 6.1 kernel.
-# MODULE  1 to insmod module/nowait_aio.ko (built against that tree) before
-#         the suite; ignored on kernels of 4.13 and later (native NOWAIT).
-# CASES   case ids or globs, comma-separated (default: all).
+# MODULE  1 to load module/nowait_aio.ko (built against that tree); on
+#         kernels of 4.13 and later (native NOWAIT) 1 checks that the module
+#         refuses to load instead.
+# CASES   case ids or globs, comma-separated (suite; default: all).
 #
-# Output: the suite's lines ("ok", "not ok", "skip") as they run, then
-# "N passed, N failed, N skipped".  Exit status 0 only when nothing failed.
-# A run also fails when the guest does not reach its end marker (crash,
-# panic_on_warn, time-out) or its dmesg shows a WARN, oops, BUG, lockdep
-# report or hung task; the dmesg path is printed then.
+# Inputs from the environment (none of them chooses the mode):
+#   NOWAIT_KERNELS      the test kernels (~/.cache/nowait-aio/kernels)
+#   NOWAIT_CACHE        the cache: kernels/, modroot/, guest/, debian/
+#                       (~/.cache/nowait-aio)
+#   NOWAIT_OUT          where output folders go (test/vm/out)
+#   NOWAIT_VM_SMP, NOWAIT_VM_MAXCPUS, NOWAIT_VM_TIMEOUT
+#                       vCPUs, CPUs the machine can hold, seconds: the
+#                       profile's unless given
+#   NOWAIT_VM_ORDER     fs-first (default) or module-first: nowait_aio
+#                       before the filesystem modules
+#   NOWAIT_VM_SWITCHES  name=value[,...]: module knobs set after the load
+#   NOWAIT_UNLOAD_CYCLES  the count of module.unload.under-io (50)
+#   NOWAIT_VM_UNSTICK   0 leaves CPUs held on QEMU's stale translation
+#   NOWAIT_VM_APPEND    more kernel arguments
+#   NOWAIT_MODULE_KO    load this .ko instead of the tree's (MODULE=1)
+#   NOWAIT_IMAGES_FROM  boot on the images (and 9p files) of an earlier run
+#   NW_BENCH_ROUNDS, NW_BENCH_FS, NW_BENCH_FIO, NW_BENCH_SUBMIT,
+#   NW_BENCH_STALL, NW_BENCH_SPIN, NW_BENCH_BUSY, NW_STALL_*, NW_REFUSAL_*,
+#   NW_SCALE_*          the benchmark's knobs (bench and scale profiles;
+#                       README "Benchmark")
+#
+# Output: the guest's lines ("ok", "not ok", "skip", "#") as they run, then
+# "# summary: <folder>/summary.env" and last "N passed, N failed, N
+# skipped".  Exit status 0 only when nothing failed.  A run also fails
+# when the guest does not reach its end marker (crash, panic_on_warn,
+# time-out) or its dmesg shows a WARN, oops, BUG, lockdep report or hung
+# task; the dmesg path is printed then.
+#
+# The folder is $NOWAIT_OUT/<kver>-<mode><suffix> (nw_out_dir in
+# test/lib.sh; mode stock, module or native, -modfirst with
+# NOWAIT_VM_ORDER=module-first; suffix from the profile, e.g. -fuzz).
+# summary.env there holds key=value lines: profile, kver, release, mode,
+# arg, out, passed, failed, skipped, then the profile's figures: fuzz ops;
+# stress ops, eagain, refused, bytes, mismatches, cycles, fs_reloads;
+# stress-verify ops, eagain, refused, bytes, mismatches; bench and scale
+# the key=value figures of the guest's final "bench:" or "bench-scale:"
+# line.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-KVER=${1:?usage: run.sh KVER [MODULE] [CASES]}
+# shellcheck source=test/lib.sh
+. "$top/test/lib.sh"
+usage() {
+	echo "usage: run.sh [--profile NAME] [--arg VALUE] KVER [MODULE] [CASES]" >&2
+	exit 2
+}
+profile=suite arg=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--profile) [ $# -ge 2 ] || usage; profile=$2; shift 2 ;;
+	--arg) [ $# -ge 2 ] || usage; arg=$2; shift 2 ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || usage
+KVER=$1
 MODULE=${2:-0}
 CASES=${3:-}
-cache=${NOWAIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nowait-aio}
-kernels=${NOWAIT_KERNELS:-$cache/kernels}
-vm_timeout=${NOWAIT_VM_TIMEOUT:-900}
-# vCPUs (multi-threaded TCG: real parallel vCPUs on a multi-core host);
-# the benchmark runs under -icount, which takes one vCPU
-vm_smp=${NOWAIT_VM_SMP:-2}
-[ "${NOWAIT_BENCH:-0}" = 1 ] && vm_smp=${NOWAIT_VM_SMP:-1}
-# the scaling benchmark (NOWAIT_BENCH=scale): plain multi-threaded TCG,
-# one event loop per vCPU for up to 4 loops
-[ "${NOWAIT_BENCH:-0}" = scale ] && vm_smp=${NOWAIT_VM_SMP:-4}
+# the modes that environment variables once chose are profiles now
+for v in NOWAIT_BENCH NOWAIT_FUZZ NOWAIT_STRESS NOWAIT_IOSOAK; do
+	case ${!v:-0} in 0) ;; *) echo "vm-check: $v is gone: use --profile (test/vm/run.sh's header)" >&2; exit 2 ;; esac
+done
+[ -f "$top/test/vm/profiles/$profile.env" ] ||
+	{ echo "vm-check: no profile $profile (test/vm/profiles/)" >&2; exit 2; }
+# shellcheck source=test/vm/profiles/suite.env
+. "$top/test/vm/profiles/$profile.env"
+vm_timeout=${NOWAIT_VM_TIMEOUT:-$timeout}
+vm_smp=${NOWAIT_VM_SMP:-$smp}
 case $vm_smp in ''|*[!0-9]*|0) echo "vm-check: NOWAIT_VM_SMP must be a positive number" >&2; exit 2 ;; esac
 # QEMU before 8.1 (Debian 12 has 7.2) drops the guest's memory barriers
 # from the translated code when the machine can have only one CPU (no
@@ -43,11 +100,32 @@ case $vm_smp in ''|*[!0-9]*|0) echo "vm-check: NOWAIT_VM_SMP must be a positive 
 # keep the barriers; NOWAIT_VM_MAXCPUS=1 restores the old machine.  The
 # benchmark's -icount runs single-threaded TCG, which drops them whatever
 # maxcpus says: it stays exposed (README "Benchmarks").
-vm_maxcpus=${NOWAIT_VM_MAXCPUS:-2}
-[ "${NOWAIT_BENCH:-0}" = 1 ] && vm_maxcpus=${NOWAIT_VM_MAXCPUS:-$vm_smp}
+vm_maxcpus=${NOWAIT_VM_MAXCPUS:-$maxcpus}
 [ "$vm_maxcpus" -lt "$vm_smp" ] && vm_maxcpus=$vm_smp
+# the load order: filesystem modules first (default), or nowait_aio first
+vm_order=${NOWAIT_VM_ORDER:-fs-first}
+case $vm_order in fs-first|module-first) ;;
+*) echo "vm-check: NOWAIT_VM_ORDER is fs-first or module-first" >&2; exit 2 ;; esac
+mode=$(nw_mode "$KVER" "$MODULE")
+out=$(nw_out_dir "$KVER" "$MODULE" "$profile")
+rm -rf "$out"
+mkdir -p "$out"
+release=""
 
-die() { echo "vm-check: $*" >&2; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+summary() { # the counts and figures, key=value lines on stdin
+	{
+		printf '%s\n' "profile=$profile" "kver=$KVER" "release=$release" \
+			"mode=$mode" "arg=$arg" "out=$out"
+		cat
+	} >"$out/summary.env"
+	echo "# summary: $out/summary.env"
+}
+die() {
+	echo "vm-check: $*" >&2
+	printf '%s\n' passed=0 failed=1 skipped=0 | summary
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+}
 
 # --- the kernel ---
 modsrc=""
@@ -57,12 +135,11 @@ if [ "$KVER" = debian ]; then
 	release=$(ls "$kdir/lib/modules" | head -n 1)
 	modsrc=$kdir/lib/modules/$release
 else
-	kdir=$kernels/$KVER
+	kdir=$nw_kernels/$KVER
 	bzimage=$kdir/arch/x86/boot/bzImage
 	[ -f "$bzimage" ] || die "no built kernel at $kdir (arch/x86/boot/bzImage)"
 	release=$(cat "$kdir/include/config/kernel.release" 2>/dev/null || echo "$KVER")
 fi
-IFS=. read -r kmaj kmin _ <<<"${release%%-*}"
 
 # Options the suite needs (README: Test kernels): a hand-built tree that
 # lacks one fails as vm.config, by name, instead of as a puzzling case.
@@ -78,32 +155,13 @@ if [ "$KVER" != debian ] && [ -f "$kdir/.config" ]; then
 "
 	done
 fi
-native=0
 refuse=0
-if [ "$kmaj" -gt 4 ] || { [ "$kmaj" -eq 4 ] && [ "$kmin" -ge 13 ]; }; then
-	native=1
+if nw_kver_native "$release"; then
 	# a hand-built native tree: check that the module refuses to load
 	[ "$MODULE" = 1 ] && [ "$KVER" != debian ] && refuse=1
 	MODULE=0
 fi
-mode=stock
-[ $native = 1 ] && mode=native
-[ "$MODULE" = 1 ] && mode=module
-
-# the load order: filesystem modules first (default), or nowait_aio first
-vm_order=${NOWAIT_VM_ORDER:-fs-first}
-case $vm_order in fs-first) ;; module-first) mode=$mode-modfirst ;;
-*) echo "vm-check: NOWAIT_VM_ORDER is fs-first or module-first" >&2; exit 2 ;; esac
-[ "${NOWAIT_BENCH:-0}" = 1 ] && mode=$mode-bench
-[ "${NOWAIT_BENCH:-0}" = scale ] && mode=$mode-scale
-[ -n "${NOWAIT_FUZZ:-}" ] && mode=$mode-fuzz
-[ -n "${NOWAIT_STRESS:-}" ] && mode=$mode-stress
-[ "${NOWAIT_STRESS:-}" = verify ] && mode=$mode-verify
-[ -n "${NOWAIT_IOSOAK:-}" ] && mode=$mode-iosoak
-out=${NOWAIT_OUT:-$top/test/vm/out}/$KVER-$mode
-rm -rf "$out"
-mkdir -p "$out"
-echo "# vm-check: kernel $release ($KVER), mode $mode, $vm_smp vCPUs (maxcpus $vm_maxcpus), output in $out"
+echo "# vm-check: kernel $release ($KVER), mode $mode, profile $profile${arg:+ ($arg)}, $vm_smp vCPUs (maxcpus $vm_maxcpus), output in $out"
 printf '%s' "$config_lines"
 # Build everything (module, suite, library, tools) in a private copy of the
 # tree, so that runs on different kernels can go on side by side.
@@ -114,9 +172,29 @@ find "$out/src" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod
 	-o -name '*.a' -o -name '*.so' \) -delete
 top=$out/src
 
-# --- the guest programs ---
-make -s -C "$top/test/conformance" nwconf nwconf32 >"$out/build.log" 2>&1 ||
-	{ cat "$out/build.log" >&2; die "conformance suite does not build"; }
+# --- the guest programs: the same for every kernel, built once for each
+# version of their sources (test/vm/guest-build.sh) and kept in the cache ---
+guest_programs() {
+	local key new
+	key=$(bash "$top/test/vm/guest-build.sh" --key "$top") || die "cannot hash the guest's sources"
+	gdir=$nw_cache/guest/$key
+	mkdir -p "$nw_cache/guest"
+	# what no run used for two weeks (and what a killed build left)
+	find "$nw_cache/guest" -mindepth 1 -maxdepth 1 -mtime +14 -exec rm -rf {} +
+	if [ -f "$gdir/.done" ]; then
+		touch "$gdir"
+		echo "# guest programs: $gdir"
+		return
+	fi
+	new=$(mktemp -d "$nw_cache/guest/.new.XXXXXX")
+	bash "$top/test/vm/guest-build.sh" "$top" "$new" >"$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; rm -rf "$new"; die "the guest programs do not build"; }
+	touch "$new/.done"
+	# a run on another kernel may have built them meanwhile: keep one
+	mv -T "$new" "$gdir" 2>/dev/null || rm -rf "$new"
+	echo "# guest programs: built into $gdir"
+}
+guest_programs
 if [ "$MODULE" = 1 ] || [ $refuse = 1 ]; then
 	make -s -C "$top" module KDIR="$kdir" >"$out/module-build.log" 2>&1 ||
 		{ cat "$out/module-build.log" >&2; die "module does not build against $kdir"; }
@@ -128,49 +206,35 @@ mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,mnt,lib/modules}
 cp /bin/busybox "$root/bin/busybox" || die "busybox-static is not installed"
 cp "$top/test/vm/init.sh" "$root/init"
 chmod +x "$root/init"
-cp "$top/test/conformance/nwconf" "$top/test/conformance/nwconf32" "$root/"
+cp "$gdir/nwconf" "$gdir/nwconf32" "$gdir/libnowait_test" "$gdir/nwfuzz" \
+	"$gdir/nwstress" "$gdir/ioload" "$root/" || die "the guest programs are not in $gdir"
 cp "$top/test/vm/module-checks.sh" "$root/module-checks.sh"
-# libnowait's tests, static, for the guest (integration on the VM kernel)
-make -s -C "$top/lib" libnowait.a >>"$out/build.log" 2>&1 &&
-	cc -O2 -static -I"$top/include" -o "$root/libnowait_test" \
-		"$top/test/unit/libnowait_test.c" "$top/lib/libnowait.a" \
-		-laio -lpthread >>"$out/build.log" 2>&1 ||
-	die "libnowait tests do not build"
 cp "$top/test/bench/guest.sh" "$root/bench.sh"
-# --- bench guest programs ---
-if [ "${NOWAIT_BENCH:-0}" != 0 ]; then
-	# the event-loop stall and refusal-cost benchmark, static, with libnowait
-	cc -O2 -Wall -Wextra -Werror -static -I"$top/include" -o "$root/stall" \
-		"$top/test/bench/stall.c" "$top/lib/libnowait.a" \
-		-laio -lpthread -lm >>"$out/build.log" 2>&1 ||
-		{ cat "$out/build.log" >&2; die "test/bench/stall.c does not build"; }
+if [ "$bench" = 1 ]; then
+	# the event-loop stall and refusal-cost benchmark
+	cp "$gdir/stall" "$root/stall"
 	# its knobs (NW_STALL_*, NW_REFUSAL_*, NW_SCALE_*, NW_BENCH_FIO, NW_BENCH_SUBMIT, NW_BENCH_STALL, NW_BENCH_SPIN, NW_BENCH_BUSY) from the host's environment
 	for v in $(compgen -v | grep -E '^(NW_STALL_|NW_REFUSAL_|NW_SCALE_|NW_BENCH_FIO$|NW_BENCH_SUBMIT$|NW_BENCH_STALL$|NW_BENCH_SPIN$|NW_BENCH_BUSY$)'); do
 		printf "export %s='%s'\n" "$v" "${!v}"
 	done >"$root/bench.env"
 fi
-# --- end bench guest programs ---
-# the differential fuzzer, the stress run and the I/O soak's load
-# (test/fuzz, test/stress, test/iosoak)
-for g in fuzz/fuzz:nwfuzz stress/stress:nwstress iosoak/ioload:ioload; do
-	src=$top/test/${g%%:*}.c
-	[ -f "$src" ] || continue
-	cc -O2 -Wall -Wextra -Werror -static -I"$top/include" -o "$root/${g#*:}" \
-		"$src" -lpthread >>"$out/build.log" 2>&1 ||
-		die "$src does not build"
-done
-[ -f "$top/test/stress/guest.sh" ] && cp "$top/test/stress/guest.sh" "$root/stress.sh"
+cp "$top/test/stress/guest.sh" "$root/stress.sh"
 cp "$top/test/iosoak/guest.sh" "$root/iosoak.sh"
 cp "$top/test/iosoak/rqlife.awk" "$root/rqlife.awk"
 { [ "$MODULE" = 1 ] || [ $refuse = 1 ]; } && cp "$top/module/nowait_aio.ko" "$root/nowait_aio.ko"
 if [ "$MODULE" = 1 ]; then
 	# the README's install path: make install into the guest's root, so
-	# that the guest loads the module with modprobe
-	rm -f "$top/tools/nowait-aio-probe" "$top/tools/nowait-aio-stat"
+	# that the guest loads the module with modprobe; the library and the
+	# static tools from the cache, newer than their sources, so that make
+	# takes them as built
+	cp "$gdir/libnowait.o" "$gdir/libnowait.a" "$gdir/libnowait.so" "$top/lib/"
+	cp "$gdir/nowait-aio-probe" "$gdir/nowait-aio-stat" "$top/tools/"
+	touch "$top/lib/libnowait.o"
+	touch "$top/lib/libnowait.a" "$top/lib/libnowait.so" \
+		"$top/tools/nowait-aio-probe" "$top/tools/nowait-aio-stat"
 	make -s -C "$top" install KDIR="$kdir" DESTDIR="$root" PREFIX=/usr \
 		TOOLS_LDFLAGS=-static >"$out/install.log" 2>&1 ||
 		{ cat "$out/install.log" >&2; die "make install into the guest root failed"; }
-	rm -f "$top/tools/nowait-aio-probe" "$top/tools/nowait-aio-stat"
 	# NOWAIT_MODULE_KO: load this .ko instead (the one DKMS built from the
 	# Debian package, test/deb), so that the packaged build is tested
 	if [ -n "${NOWAIT_MODULE_KO:-}" ]; then
@@ -188,7 +252,7 @@ if [ -z "$modsrc" ]; then
 	# what it builds as modules (null_blk always; the filesystems on a
 	# distribution-shaped config) is loaded from there as on a user's
 	# machine, dependencies from its modules.dep.
-	modroot=$cache/modroot/$KVER
+	modroot=$nw_cache/modroot/$KVER
 	if [ ! -f "$modroot/.done" ] || [ "$kdir/Module.symvers" -nt "$modroot/.done" ]; then
 		rm -rf "$modroot"
 		make -s -C "$kdir" modules_install INSTALL_MOD_PATH="$modroot" \
@@ -242,11 +306,9 @@ truncate -s 512M "$out/ext4.img" "$out/xfs.img" "$out/btrfs.img"
 mkfs.ext4 -q -F -O ^orphan_file,^metadata_csum_seed "$out/ext4.img" ||
 	mkfs.ext4 -q -F "$out/ext4.img" || die "mkfs.ext4 failed"
 # XFS reflink arrived in 4.9 and the btrfs free-space tree in 4.5
-old_fs=0
-[ "$kmaj" -lt 4 ] || { [ "$kmaj" -eq 4 ] && [ "$kmin" -lt 9 ]; } && old_fs=1
 xfs_reflink=1
 btrfs_opts=""
-if [ $old_fs = 1 ]; then
+if ! nw_kver_ge "$release" 4 9; then
 	xfs_reflink=0
 	btrfs_opts="-R ^free-space-tree"
 fi
@@ -269,7 +331,7 @@ append=${NOWAIT_VM_APPEND:-}
 # KASLR stays on where the kernel has it, as on the users' machines.
 # Before 4.8 a kernel with hibernation randomizes only when asked
 # ("kaslr"; 65fe935dd238 lifted that): ask, as a user who wants it does.
-if [ "$kmaj" -eq 4 ] && [ "$kmin" -lt 8 ] &&
+if nw_kver_ge "$release" 4 0 && ! nw_kver_ge "$release" 4 8 &&
    grep -q '^CONFIG_RANDOMIZE_BASE=y' "$kdir/.config" 2>/dev/null; then
 	append="$append kaslr"
 fi
@@ -278,9 +340,9 @@ fi
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=0 sysrq_always_enabled $append"
 nwmod=$MODULE
 [ $refuse = 1 ] && nwmod=refuse
-cmdline="$cmdline NW_UNSTICK=${NOWAIT_VM_UNSTICK:-1} NW_MODULE=$nwmod NW_ORDER=$vm_order NW_SWITCHES=${NOWAIT_VM_SWITCHES:-} NW_UNLOAD_CYCLES=${NOWAIT_UNLOAD_CYCLES:-50} NW_CASES=$CASES NW_BENCH=${NOWAIT_BENCH:-0} NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all} NW_FUZZ=${NOWAIT_FUZZ:-} NW_STRESS=${NOWAIT_STRESS:-} NW_IOSOAK=${NOWAIT_IOSOAK:-}"
+cmdline="$cmdline NW_UNSTICK=${NOWAIT_VM_UNSTICK:-1} NW_MODULE=$nwmod NW_ORDER=$vm_order NW_SWITCHES=${NOWAIT_VM_SWITCHES:-} NW_UNLOAD_CYCLES=${NOWAIT_UNLOAD_CYCLES:-50} NW_CASES=$CASES NW_PROFILE=$guest NW_ARG=$arg NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all}"
 qextra=""
-if [ "${NOWAIT_BENCH:-0}" = 1 ]; then
+if [ "$icount" = 1 ]; then
 	# guest time counts instructions; fio comes from the host's root
 	qextra="-icount shift=0,sleep=off -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,id=hostroot"
 fi
@@ -357,6 +419,31 @@ timeout_summary() {
 		grep -v '^ ?' | head -n 60 | sed 's/^/# timeout: /'
 }
 
+# --- the profile's figures, key=value lines for summary.env ---
+# the numbers of the PREFIX lines of results.txt, summed, each named by the
+# word after it ("stress-run: 10 ops, 2 eagain, ..." -> ops=10, eagain=2)
+sum_lines() { # PREFIX
+	grep -h "^$1 " "$out/results.txt" | awk '
+		{ for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) { k = $(i + 1); sub(/,$/, "", k); t[k] += $i } }
+		END { for (k in t) printf "%s=%.0f\n", k, t[k] }' | sort
+}
+# the key=value words of the last PREFIX line
+last_line() { # PREFIX
+	grep -h "^$1 " "$out/results.txt" | tail -n 1 | tr ' ' '\n' | grep -E '^[A-Za-z0-9_]+='
+}
+figures() {
+	case $guest in
+	fuzz) echo "ops=$(grep -c '^op ' "$out/9p/fuzz.log" 2>/dev/null)" ;;
+	stress)
+		sum_lines stress-run:
+		sed -n 's/^stress-cycles: \([0-9]*\)$/cycles=\1/p' "$out/results.txt" | tail -n 1
+		sed -n 's/^stress-fs-reloads: \([0-9]*\)$/fs_reloads=\1/p' "$out/results.txt" | tail -n 1 ;;
+	stress-verify) sum_lines stress-verify: ;;
+	bench) last_line bench: ;;
+	scale) last_line bench-scale: ;;
+	esac
+}
+
 { printf '%s' "$config_lines"; tr -d '\r' <"$out/results.log"; } >"$out/results.txt"
 # KASLR: the guest's kernel text against the tree's link address
 t=$(sed -n 's/^# kernel _text \([0-9a-f]*\)$/\1/p' "$out/results.txt" | head -n 1)
@@ -372,5 +459,6 @@ rc=$?
 grep -v ' passed, ' "$out/verdict.txt"
 [ $to = 1 ] && timeout_summary
 [ $rc = 0 ] || echo "# failed: results in $out/results.txt, dmesg in $out/dmesg.log"
+{ nw_counts_env <"$out/verdict.txt"; figures; } | summary
 tail -n 1 "$out/verdict.txt"
 exit $rc

@@ -1,0 +1,121 @@
+# shellcheck shell=bash disable=SC2034
+# Shared by the harness's bash scripts (source it): kernel versions, the
+# list of kernel series (SERIES), the test kernels, the output folder of a
+# VM run and its summary.env.  Functions only, and the paths below.
+nw_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+nw_cache=${NOWAIT_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/nowait-aio}
+nw_kernels=${NOWAIT_KERNELS:-$nw_cache/kernels}
+
+# --- kernel versions ---
+# nw_kver_code REL: a number that orders kernel releases, from the first
+# three numbers (4.9.337-debian -> 4009337, 4.12 -> 4012000)
+nw_kver_code() {
+	local a b c
+	IFS=. read -r a b c _ <<<"${1%%[!0-9.]*}"
+	echo $((10#${a:-0} * 1000000 + 10#${b:-0} * 1000 + 10#${c:-0}))
+}
+# nw_kver_ge REL MAJOR MINOR: true when REL is MAJOR.MINOR or later
+nw_kver_ge() {
+	[ "$(nw_kver_code "$1")" -ge "$(nw_kver_code "$2.$3")" ]
+}
+# nw_kver_series REL: its series, MAJOR.MINOR (4.9.337-debian -> 4.9)
+nw_kver_series() {
+	local a b
+	IFS=. read -r a b _ <<<"${1%%[!0-9.]*}"
+	echo "${a:-0}.${b:-0}"
+}
+# nw_kver_native REL: 4.13 and later have RWF_NOWAIT of their own
+nw_kver_native() {
+	nw_kver_ge "$1" 4 13
+}
+
+# --- the kernel series (SERIES: series, status, test kernels) ---
+nw_series_file=$nw_top/SERIES
+# nw_series STATUS: the series of that status, one line each, in file order
+nw_series() {
+	awk -v s="$1" '!/^#/ && NF && $2 == s { print $1 }' "$nw_series_file"
+}
+# nw_series_status SERIES: module, native or none (also for an unlisted one)
+nw_series_status() {
+	local s
+	s=$(awk -v s="$1" '!/^#/ && $1 == s { print $2 }' "$nw_series_file")
+	echo "${s:-none}"
+}
+# nw_test_kernels: the test kernels SERIES names (folders in $nw_kernels)
+nw_test_kernels() {
+	awk '!/^#/ && NF { for (i = 3; i <= NF; i++) if ($i != "-") print $i }' "$nw_series_file"
+}
+# nw_dkms_regex: BUILD_EXCLUSIVE_KERNEL for the series of status module,
+# grouped by major (4.4 4.9 4.10 -> ^4\.(4|9|10)\.)
+nw_dkms_regex() {
+	nw_series module | awk -F. '
+		!($1 in m) { order[n++] = $1; m[$1] = $2; next }
+		{ m[$1] = m[$1] "|" $2 }
+		END {
+			for (i = 0; i < n; i++) {
+				g = m[order[i]]
+				s = s (i ? "|" : "") order[i] "\\." (g ~ /\|/ ? "(" g ")" : g)
+			}
+			if (n > 1)
+				s = "(" s ")"
+			printf "^%s\\.\n", s
+		}'
+}
+# nw_dkms_conf FILE: dkms.conf FILE with BUILD_EXCLUSIVE_KERNEL from SERIES
+nw_dkms_conf() {
+	R=$(nw_dkms_regex) awk '
+		/^BUILD_EXCLUSIVE_KERNEL=/ { print "BUILD_EXCLUSIVE_KERNEL=\"" ENVIRON["R"] "\""; next }
+		{ print }' "$1"
+}
+
+# --- a VM run's output folder ---
+# nw_release KVER: the kernel release of a test kernel ("debian" is
+# Debian's stock 6.1; a hand-built tree says its own in kernel.release)
+nw_release() {
+	if [ "$1" = debian ]; then
+		echo 6.1
+	else
+		cat "$nw_kernels/$1/include/config/kernel.release" 2>/dev/null || echo "$1"
+	fi
+}
+# nw_mode KVER MODULE: native (4.13+, whatever MODULE says), module or
+# stock, with -modfirst when NOWAIT_VM_ORDER=module-first
+nw_mode() {
+	local m=stock
+	if nw_kver_native "$(nw_release "$1")"; then
+		m=native
+	elif [ "$2" = 1 ]; then
+		m=module
+	fi
+	[ "${NOWAIT_VM_ORDER:-fs-first}" = module-first ] && m=$m-modfirst
+	echo "$m"
+}
+# nw_profile_get PROFILE VAR: a variable of test/vm/profiles/PROFILE.env
+nw_profile_get() {
+	(
+		# shellcheck disable=SC1090
+		. "$nw_top/test/vm/profiles/$1.env" || exit 1
+		printf '%s\n' "${!2}"
+	)
+}
+# nw_out_dir KVER MODULE PROFILE: the folder of that run of test/vm/run.sh,
+# $NOWAIT_OUT/<kver>-<mode><profile's suffix> (NOWAIT_OUT: test/vm/out)
+nw_out_dir() {
+	local suffix
+	suffix=$(nw_profile_get "$3" suffix) || return 1
+	echo "${NOWAIT_OUT:-$nw_top/test/vm/out}/$1-$(nw_mode "$1" "$2")$suffix"
+}
+
+# --- summary.env: key=value lines ---
+# nw_summary_get FILE KEY [DEFAULT]: the value (the last line for KEY)
+nw_summary_get() {
+	local v
+	v=$(sed -n "s/^$2=//p" "$1" 2>/dev/null | tail -n 1)
+	echo "${v:-${3:-}}"
+}
+# nw_counts_env: the last "N passed, N failed[, N skipped]" line of stdin
+# as passed=, failed=, skipped= lines (nothing when there is none)
+nw_counts_env() {
+	sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/passed=\1 failed=\2 skipped=\4/p' |
+		tail -n 1 | tr ' ' '\n' | sed 's/^skipped=$/skipped=0/'
+}
