@@ -157,13 +157,17 @@ static ssize_t nw_aio_rw(struct kiocb *req, struct iocb *iocb, bool vectored,
 			 ssize_t (*orig)(struct kiocb *, struct iocb *, bool,
 					 bool))
 {
-	struct nw_subst *s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);
+	struct nw_subst *s;
 	nw_addr_limit_t kernel_limit;
 	bool deferred;
 	ssize_t ret;
 
-	if (likely(!s))
-		return orig(req, iocb, vectored, compat);
+	nw_enter();
+	s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);
+	if (likely(!s)) {
+		ret = orig(req, iocb, vectored, compat);
+		goto out;
+	}
 	/* back to the caller's address limit: aio_key and its buffers */
 	kernel_limit = get_fs();
 	nw_addr_limit_restore(s->user_limit);
@@ -173,29 +177,21 @@ static ssize_t nw_aio_rw(struct kiocb *req, struct iocb *iocb, bool vectored,
 		nw_aio_end(req, deferred, ret);
 	}
 	nw_addr_limit_restore(kernel_limit);
+out:
+	nw_exit();
 	return ret;
 }
 
 static ssize_t nw_aio_read(struct kiocb *req, struct iocb *iocb,
-			   bool vectored, bool compat)
+			  bool vectored, bool compat)
 {
-	ssize_t ret;
-
-	nw_enter();
-	ret = nw_aio_rw(req, iocb, vectored, compat, false, nw_orig_aio_read);
-	nw_exit();
-	return ret;
+	return nw_aio_rw(req, iocb, vectored, compat, false, nw_orig_aio_read);
 }
 
 static ssize_t nw_aio_write(struct kiocb *req, struct iocb *iocb,
-			    bool vectored, bool compat)
+			   bool vectored, bool compat)
 {
-	ssize_t ret;
-
-	nw_enter();
-	ret = nw_aio_rw(req, iocb, vectored, compat, true, nw_orig_aio_write);
-	nw_exit();
-	return ret;
+	return nw_aio_rw(req, iocb, vectored, compat, true, nw_orig_aio_write);
 }
 
 /*
@@ -435,9 +431,9 @@ static struct nw_hook nw_aio_hooks[] = {
 
 /* before 4.9: one function runs every opcode */
 static struct nw_hook nw_aio_standins[] = {
-	{ .name = "aio_run_iocb", .wrapper = nw_aio_run_iocb,
-	  .orig = (void **)&nw_orig_aio_run_iocb, .need = NW_REQUIRED,
-	  .why = "io_submit: flags onto requests" },
+	NW_HOOK("aio_run_iocb", nw_aio_run_iocb,
+		nw_orig_aio_run_iocb, NW_REQUIRED,
+		"io_submit: flags onto requests"),
 };
 
 const struct nw_part nw_aio_part = {

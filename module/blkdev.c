@@ -83,9 +83,9 @@ static ssize_t nw_blkdev_write_iter(struct kiocb *iocb, struct iov_iter *from)
 }
 
 static struct nw_hook nw_blkdev_hooks[] = {
-	{ .name = "blkdev_write_iter", .wrapper = nw_blkdev_write_iter,
-	  .orig = (void **)&nw_orig_blkdev_write_iter, .need = NW_REQUIRED,
-	  .why = "block device NOWAIT writes" },
+	NW_HOOK("blkdev_write_iter", nw_blkdev_write_iter,
+		nw_orig_blkdev_write_iter, NW_REQUIRED,
+		"block device NOWAIT writes"),
 };
 
 static void nw_blkdev_setup(void)

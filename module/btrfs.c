@@ -110,12 +110,10 @@ static ssize_t nw_btrfs_file_write_iter(struct kiocb *iocb,
 }
 
 static struct nw_hook nw_btrfs_hooks[] = {
-	{ .name = "can_nocow_extent",
-	  .orig = (void **)&nw_btrfs_can_nocow_extent, .need = NW_OPTIONAL,
-	  .why = "btrfs in-place test, as 4.14 (else fiemap)" },
-	{ .name = "btrfs_file_write_iter", .wrapper = nw_btrfs_file_write_iter,
-	  .orig = (void **)&nw_orig_btrfs_file_write_iter, .need = NW_FS,
-	  .why = "btrfs NOWAIT writes" },
+	NW_SYMBOL("can_nocow_extent", nw_btrfs_can_nocow_extent,
+		  NW_OPTIONAL, "btrfs in-place test, as 4.14 (else fiemap)"),
+	NW_HOOK("btrfs_file_write_iter", nw_btrfs_file_write_iter,
+		nw_orig_btrfs_file_write_iter, NW_FS, "btrfs NOWAIT writes"),
 };
 
 /*

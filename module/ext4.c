@@ -95,12 +95,11 @@ static ssize_t nw_ext4_file_write_iter(struct kiocb *iocb,
 }
 
 static struct nw_hook nw_ext4_hooks[] = {
-	{ .name = "ext4_map_blocks", .orig = (void **)&nw_ext4_map_blocks,
-	  .need = NW_OPTIONAL,
-	  .why = "ext4 overwrite test by block map, as 4.14 (else fiemap)" },
-	{ .name = "ext4_file_write_iter", .wrapper = nw_ext4_file_write_iter,
-	  .orig = (void **)&nw_orig_ext4_file_write_iter, .need = NW_FS,
-	  .why = "ext4 NOWAIT writes" },
+	NW_SYMBOL("ext4_map_blocks",
+		  nw_ext4_map_blocks, NW_OPTIONAL,
+		  "ext4 overwrite test by block map, as 4.14 (else fiemap)"),
+	NW_HOOK("ext4_file_write_iter", nw_ext4_file_write_iter,
+		nw_orig_ext4_file_write_iter, NW_FS, "ext4 NOWAIT writes"),
 };
 
 static void nw_ext4_setup(void)

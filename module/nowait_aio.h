@@ -65,6 +65,14 @@ struct nw_part {
 	const char *(*off_why)(void);
 };
 
+/* A hook table's entries: a function hooked, or a symbol only resolved */
+#define NW_HOOK(_name, _wrapper, _orig, _need, _why)			\
+	{ .name = (_name), .wrapper = (_wrapper), .orig = (void **)&(_orig), \
+	  .need = (_need), .why = (_why) }
+#define NW_SYMBOL(_name, _orig, _need, _why)				\
+	{ .name = (_name), .orig = (void **)&(_orig), .need = (_need),	\
+	  .why = (_why) }
+
 #define NW_PART_HOOKS(h) .hooks = (h), .nr_hooks = ARRAY_SIZE(h)
 #define NW_PART_STANDINS(h) .standins = (h), .nr_standins = ARRAY_SIZE(h)
 

@@ -160,10 +160,8 @@ out:
 }
 
 static struct nw_hook nw_read_hooks[] = {
-	{ .name = "generic_file_read_iter",
-	  .wrapper = nw_generic_file_read_iter,
-	  .orig = (void **)&nw_orig_generic_file_read_iter,
-	  .need = NW_REQUIRED, .why = "NOWAIT reads" },
+	NW_HOOK("generic_file_read_iter", nw_generic_file_read_iter,
+		nw_orig_generic_file_read_iter, NW_REQUIRED, "NOWAIT reads"),
 };
 
 const struct nw_part nw_read_part = {

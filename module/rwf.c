@@ -139,8 +139,8 @@ out:
 }
 
 static struct nw_hook nw_rwf_hooks[] = {
-	{ .name = "rw_verify_area", .orig = (void **)&nw_rw_verify_area,
-	  .need = NW_REQUIRED, .why = "preadv2/pwritev2 checks" },
+	NW_SYMBOL("rw_verify_area", nw_rw_verify_area,
+		  NW_REQUIRED, "preadv2/pwritev2 checks"),
 	{ .name = "__do_readv_writev", .wrapper = nw_do_readv_writev,
 	  .orig = (void **)&nw_orig_do_readv_writev, .need = NW_REQUIRED,
 	  .why = "preadv2/pwritev2: RWF_NOWAIT", .entry = true,

@@ -225,15 +225,13 @@ static ssize_t nw_xfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 }
 
 static struct nw_hook nw_xfs_hooks[] = {
-	{ .name = "xfs_iomap_ops", .orig = (void **)&nw_xfs_iomap_ops,
-	  .need = NW_OPTIONAL,
-	  .why = "XFS in-place test by its own map (4.8+; else fiemap)" },
-	{ .name = "xfs_file_write_iter", .wrapper = nw_xfs_file_write_iter,
-	  .orig = (void **)&nw_orig_xfs_file_write_iter, .need = NW_FS,
-	  .why = "XFS NOWAIT writes" },
-	{ .name = "xfs_file_read_iter", .wrapper = nw_xfs_file_read_iter,
-	  .orig = (void **)&nw_orig_xfs_file_read_iter, .need = NW_FS,
-	  .why = "XFS NOWAIT reads" },
+	NW_SYMBOL("xfs_iomap_ops",
+		  nw_xfs_iomap_ops, NW_OPTIONAL,
+		  "XFS in-place test by its own map (4.8+; else fiemap)"),
+	NW_HOOK("xfs_file_write_iter", nw_xfs_file_write_iter,
+		nw_orig_xfs_file_write_iter, NW_FS, "XFS NOWAIT writes"),
+	NW_HOOK("xfs_file_read_iter", nw_xfs_file_read_iter,
+		nw_orig_xfs_file_read_iter, NW_FS, "XFS NOWAIT reads"),
 };
 
 /* XFS reads take its IOLOCK: the read hook is needed as well */
