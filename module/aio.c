@@ -56,11 +56,8 @@ static struct nw_marks nw_subst_marks = NW_MARKS_INIT(nw_subst_marks);
  * private to fs/aio.c) holds the address of our kernel copy.  Find it by
  * that unique value in the words after the embedded kiocb, rather than
  * trusting a layout, and point it at the caller's iocb.  The scan stays
- * inside the object: from 4.4 to 4.12 struct aio_kiocb has seven words
- * after the kiocb (ki_user_iocb is the third); the debug kernel's KASAN
- * caught an eight-word scan reading past its 96 bytes.
+ * inside the object (NW_AIO_KIOCB_SCAN, compat/nowait.h).
  */
-#define NW_AIO_KIOCB_SCAN 4
 
 static int nw_fix_user_iocb(struct kiocb *req, struct nw_subst *s)
 {

@@ -89,4 +89,13 @@
 #define NW_IOCB_SYNC 0
 #endif
 
+/*
+ * struct aio_kiocb (private to fs/aio.c) from 4.4 to 4.12: the kiocb, then
+ * seven words, ki_user_iocb the third.  The module looks for its own iocb
+ * copy's address in the first four words after the kiocb, and no further:
+ * the debug kernel's KASAN caught an eight-word scan reading past the
+ * object's 96 bytes.
+ */
+#define NW_AIO_KIOCB_SCAN 4
+
 #endif /* NOWAIT_AIO_COMPAT_NOWAIT_H */
