@@ -454,7 +454,11 @@ if [ -n "$t" ] && [ -n "$m" ]; then
 fi
 to=0
 [ $qrc = 124 ] && to=1
-"$top/test/vm/verdict.sh" "$out/results.txt" "$out/dmesg.log" $to "$out/unstick.txt" >"$out/verdict.txt"
+# the System.map and KASLR's offset name QEMU's samples of held CPUs
+delta=0
+[ -n "$t" ] && [ -n "$m" ] && delta=$(printf '%x' $((16#$t - 16#$m)))
+NW_SYSMAP=$kdir/System.map NW_KASLR_DELTA=$delta \
+	"$top/test/vm/verdict.sh" "$out/results.txt" "$out/dmesg.log" $to "$out/unstick.txt" >"$out/verdict.txt"
 rc=$?
 grep -v ' passed, ' "$out/verdict.txt"
 [ $to = 1 ] && timeout_summary

@@ -13,9 +13,13 @@
 # stall, and on a preemptible kernel the hung tasks behind them) do not
 # fail the run when the host flushed QEMU's translations, the guest then
 # went on to its end marker (a hung task reported again after the flush
-# makes the guest crash itself: init.sh), and the kernel's own report
-# shows a CPU held at a function's first byte (where ftrace's int3 goes),
-# where nothing but that loop can hold one.
+# makes the guest crash itself: init.sh), and a CPU was held at a
+# function's first byte (where ftrace's int3 goes), where nothing but that
+# loop can hold one: in the kernel's own report, or in QEMU's samples of
+# the vCPUs (qemu-unstick.py) named through the kernel's System.map
+# (NW_SYSMAP; NW_KASLR_DELTA, the guest's _text less the linked one, in
+# hex), with a CPU also sampled on the kernel's int3 entry, trapping on an
+# int3 that memory no longer holds.
 set -u
 results=$1 dmesg=$2 timed_out=${3:-0} unstick=${4:-}
 np=$(grep -c '^ok ' "$results")
@@ -35,12 +39,39 @@ stall_re='soft lockup|rcu_.* stall|INFO: task .* blocked for more than'
 # and 4.9's NMI backtrace (SysRq l) has a raw KERN_CONT marker (\001c) in
 # between
 held_re='RIP: 0010:(\[<[0-9a-f]+>\][^[]*\[<[0-9a-f]+>\] )?[A-Za-z0-9_.]+\+0x0/'
+# The functions whose first byte QEMU's samples found a CPU on, one per
+# line (none without a System.map)
+sampled_entries() {
+	local a
+	[ -n "${NW_SYSMAP:-}" ] && [ -f "$NW_SYSMAP" ] || return 0
+	sed -n 's/^unstick: cpu [0-9,]* at 0x\([0-9a-f]*\):.*/\1/p' "$unstick" |
+		while read -r a; do
+			printf '%016x\n' $((16#$a - 16#${NW_KASLR_DELTA:-0}))
+		done | sort -u |
+		join - <(awk '$2 ~ /^[tT]$/ { print $1, $3 }' "$NW_SYSMAP" | sort -k1,1) |
+		awk '{ print $2 }'
+}
+# Where a CPU was held: the kernel's report, else QEMU's samples (a
+# function entry other than int3's, with int3's entry sampled too)
+held_at() {
+	local e
+	if grep -a -q -E "$held_re" "$dmesg"; then
+		grep -a -o -E "$held_re" "$dmesg" | head -n 1 | sed 's/.* //; s/.*://; s,/$,,'
+		return
+	fi
+	e=$(sampled_entries)
+	echo "$e" | grep -q -x int3 &&
+		echo "$e" | grep -v -x int3 | sed 's/$/+0x0/' | paste -s -d ' ' |
+		sed "s/\$/ in QEMU's samples/"
+}
 stale=0
 if [ -n "$unstick" ] && grep -q "^unstick: flushed QEMU's translations" "$unstick" 2>/dev/null &&
-	grep -q '^nwsuite-done' "$results" &&
-	grep -a -q -E "$held_re" "$dmesg"; then
-	stale=1
-	echo "# vm: QEMU left CPUs on a stale translation (held at $(grep -a -o -E "$held_re" "$dmesg" | head -n 1 | sed 's/.* //; s/.*://; s,/$,,')); freed $(grep -c "^unstick: flushed QEMU's translations" "$unstick") time(s) by flushing QEMU's translations, and the guest went on (QEMU 7.2 bug, fixed upstream in 8.1: deba78709ae8)"
+	grep -q '^nwsuite-done' "$results"; then
+	held=$(held_at)
+	if [ -n "$held" ]; then
+		stale=1
+		echo "# vm: QEMU left CPUs on a stale translation (held at $held); freed $(grep -c "^unstick: flushed QEMU's translations" "$unstick") time(s) by flushing QEMU's translations, and the guest went on (QEMU 7.2 bug, fixed upstream in 8.1: deba78709ae8)"
+	fi
 fi
 bad=$(grep -a -E "WARNING:|BUG:|Oops|general protection|INFO: task .* blocked|possible circular locking|possible recursive locking|Kernel panic|KASAN|UBSAN|hung_task|$stall_re" "$dmesg" 2>/dev/null |
 	{ if [ $stale = 1 ]; then grep -v -E "$stall_re|hung_task_timeout_secs. disables this message"; else cat; fi; } | head -n 1 | tr -d '\r')
