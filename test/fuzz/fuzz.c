@@ -114,8 +114,11 @@ static void die(const char *what)
 /* a: [0,128K) written, [128K,192K) hole, [192K,256K) unwritten, size 256K,
  * [256K,320K) preallocated past EOF.  c: the same, NODATACOW on btrfs.
  * b: on XFS and btrfs a clone of a's written part (shared blocks);
- * on ext4 64K of written blocks.
+ * on ext4, and on XFS with "noclone" (a kernel without XFS reflink, before
+ * 4.9: both runs of a comparison take it), 64K of written blocks.
  */
+static int noclone;
+
 static void make_layout(int fs, int i)
 {
 	struct fz_file *f = &files[fs][i];
@@ -134,7 +137,7 @@ static void make_layout(int fs, int i)
 	}
 	memset(pool, 0x40 + i, 128 * KB);
 	if (i == 1) {
-		if (fs == 0) {
+		if (fs == 0 || (fs == 1 && noclone)) {
 			if (pwrite(fd, pool, 64 * KB, 0) != 64 * KB)
 				die("write b");
 		} else {
@@ -569,9 +572,10 @@ int main(int argc, char **argv)
 	char p[300];
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: nwfuzz SEED OPS\n");
+		fprintf(stderr, "usage: nwfuzz SEED OPS [noclone]\n");
 		return 2;
 	}
+	noclone = argc > 3 && !strcmp(argv[3], "noclone");
 	rng = strtoull(argv[1], NULL, 0) * 0x9E3779B97F4A7C15ULL + 1;
 	ops = atoi(argv[2]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -610,8 +614,9 @@ int main(int argc, char **argv)
 	}
 	have_rwv2 = !(syscall(__NR_preadv2, -1, &iov, 1, 0UL, 0UL, 0) < 0 &&
 		      errno == ENOSYS);
-	printf("# nwfuzz seed %s, %d ops, preadv2/pwritev2 %s\n", argv[1], ops,
-	       have_rwv2 ? "present" : "absent");
+	printf("# nwfuzz seed %s, %d ops, preadv2/pwritev2 %s%s\n", argv[1], ops,
+	       have_rwv2 ? "present" : "absent",
+	       noclone ? ", no XFS clone" : "");
 	for (i = 0; i < ops; i++) {
 		if (i % EPOCH == 0) {
 			if (i)

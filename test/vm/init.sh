@@ -216,11 +216,12 @@ bench)
 	sh /bench.sh > $res 2>&1
 	finish $? ;;
 fuzz)
-	# NW_ARG=SEED:OPS.  No periodic writeback: the fuzzer's page-cache
+	# NW_ARG=SEED:OPS[:noclone].  No periodic writeback: the fuzzer's page-cache
 	# and delalloc states must follow its operations, not the clock.
 	echo 0 > /proc/sys/vm/dirty_writeback_centisecs
 	echo 360000 > /proc/sys/vm/dirty_expire_centisecs
-	/nwfuzz ${NW_ARG%%:*} ${NW_ARG#*:} > /mnt/9p/fuzz.log 2>&1
+	# shellcheck disable=SC2046
+	/nwfuzz $(echo "$NW_ARG" | tr ':' ' ') > /mnt/9p/fuzz.log 2>&1
 	n=$(grep -c '^op ' /mnt/9p/fuzz.log)
 	if grep -q '^nwfuzz-done' /mnt/9p/fuzz.log; then
 		say "ok fuzz.run - $n operations ran to the end"

@@ -9,7 +9,7 @@
 #         tests, the module checks), bench and scale (the benchmark's two
 #         boots, test/bench), fuzz (test/fuzz), stress and stress-verify
 #         (test/stress), iosoak (test/iosoak).
-# VALUE   the profile's parameter: fuzz SEED:OPS (default 1:1000), stress
+# VALUE   the profile's parameter: fuzz SEED:OPS[:noclone] (default 1:1000), stress
 #         SECS (60), iosoak SECS[:fixed][:trace][:ftrace] (60).
 # KVER    a directory name under $NOWAIT_KERNELS (a built tree with
 #         arch/x86/boot/bzImage), or "debian" for Debian's stock 6.1 kernel.
