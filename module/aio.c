@@ -92,6 +92,17 @@ static int nw_check_flags(struct file *file, unsigned int flags)
 }
 
 /*
+ * Will the kernel's write function go as far as the write?  It answers
+ * EBADF for a file not open for writing and EINVAL for one without
+ * write_iter first (4.14's aio_write(), and aio_run_iocb() before 4.9):
+ * the module's own refusal of the sync flags must not come before those.
+ */
+static bool nw_kernel_would_write(struct file *file)
+{
+	return (file->f_mode & FMODE_WRITE) && file->f_op->write_iter;
+}
+
+/*
  * Before the kernel's per-request function runs for the substituted iocb:
  * the event's obj, then the flags onto the kiocb.  0, or the errno the
  * request fails with.
@@ -116,7 +127,7 @@ static ssize_t nw_aio_begin(struct kiocb *req, struct nw_subst *s, bool write,
 		return -EINVAL;
 	}
 	if (write && (flags & (RWF_DSYNC | RWF_SYNC)) &&
-	    nw_sync_by_module(req)) {
+	    nw_kernel_would_write(req->ki_filp) && nw_sync_by_module(req)) {
 		/*
 		 * The kernel cannot sync this write itself (or would do it
 		 * from interrupt context): the module syncs it where it

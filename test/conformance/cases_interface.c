@@ -359,6 +359,33 @@ static void aio_bad_opcode(struct nw_ctx *c)
 	close(fd);
 }
 
+/*
+ * 4.14: a write to a file not open for writing is EBADF (aio_write()'s
+ * first test), with RWF_DSYNC too: the flags are valid, and checked
+ * before it.  Before 4.7 the module carries RWF_DSYNC itself where it
+ * hooks the file's writes, and refused it first with EOPNOTSUPP on any
+ * other file (found by the fuzzer on 4.4.220 with a pipe's read end).
+ */
+static void aio_dsync_readonly(struct nw_ctx *c)
+{
+	void *b = nw_buf(NW_BS, 0x4a);
+	struct iocb cb, *cbs[1] = { &cb };
+	struct io_event ev;
+	long submit;
+	int p[2];
+
+	if (pipe(p)) {
+		nw_fail(c, "pipe: ok vs errno %d", errno);
+		return;
+	}
+	io_prep_pwrite(&cb, p[0], b, NW_BS, 0);
+	cb.aio_rw_flags = RWF_DSYNC;
+	nw_aio_submit_raw(cbs, 1, &submit, &ev, 1);
+	nw_expect_res(c, "io_submit to a pipe's read end", -EBADF, submit);
+	close(p[0]);
+	close(p[1]);
+}
+
 /* The iocb's memory is not changed by a refusal, nor its flags by success */
 static void aio_iocb_untouched(struct nw_ctx *c)
 {
@@ -845,6 +872,9 @@ const struct nw_case nw_interface_cases[] = {
 	{ "interface.aio.bad-opcode",
 	  "a flagged iocb with an unknown opcode: EINVAL, after aio_key is stored", 0,
 	  aio_bad_opcode },
+	{ "interface.aio.dsync-readonly",
+	  "a write with RWF_DSYNC to a file not open for writing: EBADF, as without the flag", 0,
+	  aio_dsync_readonly },
 	{ "interface.aio.iocb-untouched",
 	  "io_submit leaves the caller's iocb (but aio_key) unchanged", 0,
 	  aio_iocb_untouched },

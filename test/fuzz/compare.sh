@@ -61,6 +61,12 @@ function nowait(q,    f, d) {
 	d = index("0123456789abcdef", substr(f, length(f), 1)) - 1
 	return d >= 8
 }
+# the RWF_DSYNC (2) or RWF_SYNC (4) bit
+function syncs(q,    f, d) {
+	f = tolower(field(q, "fl")); sub(/^0x/, "", f)
+	d = index("0123456789abcdef", substr(f, length(f), 1)) - 1
+	return int(d / 2) % 4 != 0
+}
 function fd_of(q) { return q ~ /\/direct / ? "direct" : q ~ /\/buffered / ? "buffered" : q ~ /\/ro / ? "ro" : "special" }
 function file_of(q,    m) { if (match(q, /\{op=[-0-9]+ [abc]\//)) return substr(q, RSTART + RLENGTH - 2, 1); return "" }
 function lay(q) { return field(q, "L") }
@@ -80,6 +86,8 @@ function explain(fs, q, m, n) {
 	wrote = 0
 	if (is_read(q) && nowait(q) && fd_of(q) == "buffered" && m == 0 && n == -11 && (lay(q) ~ /g|e/ || off(q) >= 4194304))
 		return "NOWAIT buffered read at EOF: 4.14 says EAGAIN, later upstream 0 (6.1 verified)"
+	if (mkv ~ /^4\.[0-6]\./ && is_write(q) && syncs(q) && fd_of(q) == "special" && m == -95)
+		return "RWF_DSYNC/RWF_SYNC before 4.7 on a file the module does not hook: EOPNOTSUPP (no per-request sync in these kernels; README: Supported kernels)"
 	if (mkv ~ /^4\.[0-5]\./ && q ~ /op=-[12] / && m == -38) {
 		wrote = is_write(q) && n > 0
 		return "preadv2/pwritev2 before 4.6: ENOSYS (no such system calls; README: Supported kernels)"
@@ -202,6 +210,11 @@ BEGIN {
 		printf "explained op %d (%s): its file differs since an explained write earlier in the epoch\n", k, fs
 		reason["file state differs since an explained write earlier in the epoch"]++
 		next
+	}
+	# the module refused the first iocb of the batch, the kernel took it
+	if (MR[0] + 0 < 0 && NV[0] + 0 > 0) {
+		why = explain(fs, Q[1], MR[0] + 0, NV[1] + 0)
+		if (why != "") touched[int(k / 50) " " fs] = "op " k ": " why
 	}
 	if (MR[0] == NV[0]) {
 		reqs(N[k], NQ)
