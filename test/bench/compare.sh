@@ -16,8 +16,10 @@
 #          refusal_cost_vs_native=<refusal ratio module / refusal ratio native>
 #          nowait_sleeps_per_1000=<module run>/<native run>
 #          nowait_cpu_vs_threadpool_nap=<module run, napping loop>
+#          overhead_min_ratio=<submit minimum, module loaded / unloaded>
+#          nowait_cost_vs_native=<NOWAIT/plain submit minimum, module / native>
 #
-# (one line).  With one argument it prints that run's own bench: line.
+# (one line; the last two from the submit part's "# submit" lines).  With one argument it prints that run's own bench: line.
 set -u
 a=${1:?usage: compare.sh MODULE_RESULTS [NATIVE_RESULTS]}
 b=${2:-}
@@ -79,6 +81,15 @@ $1 == "A" && $2 == "bench:" {
 		if ($i ~ /^nowait_cpu_vs_threadpool_nap=/) { cvt = $i; sub(/.*=/, "", cvt) }
 	}
 }
+$2 == "#" && $3 == "submit" && $4 ~ /:$/ && $5 == "nowait/plain" {
+	fs = $4; sub(/:$/, "", fs)
+	if ($1 == "A" && !(fs in sseen)) { sseen[fs] = 1; sfs[++nsfs] = fs }
+	nwmin[$1, fs] = $8
+}
+$1 == "A" && $2 == "#" && $3 == "submit:" {
+	for (i = 4; i <= NF; i++)
+		if ($i ~ /^overhead_min_ratio=/) { omin = $i; sub(/.*=/, "", omin) }
+}
 $1 == "A" && $2 == "#" && $3 == "fio:" && over == "" {
 	for (i = 4; i <= NF; i++)
 		if ($i ~ /^overhead_slat_ratio=/) { over = $i; sub(/.*=/, "", over) }
@@ -119,9 +130,20 @@ END {
 			per1000(ss["A", fs, "plain"], sc["A", fs, "plain"]),
 			per1000(ss["B", fs, "plain"], sc["B", fs, "plain"])
 	}
+	if (nsfs) {
+		print "# submit: NOWAIT/plain io_submit minimum per run, and module / native"
+		printf "# %-6s %10s %10s %14s\n", "fs", "module A", "native B", "A/B"
+	}
+	for (f = 1; f <= nsfs; f++) {
+		fs = sfs[f]
+		cv = ratio(nwmin["A", fs], nwmin["B", fs])
+		printf "# %-6s %10s %10s %14s\n", fs, fmt(nwmin["A", fs], 4), fmt(nwmin["B", fs], 4), fmt(cv, 3)
+		gm("cost", cv)
+	}
+	if (omin == "") omin = "nan"
 	if (over == "") over = "nan"
 	if (cvt == "") cvt = "nan"
-	printf "bench: stall_p99_vs_plain=%s stall_p99_vs_native=%s overhead_slat_ratio=%s refusal_cost_vs_native=%s nowait_sleeps_per_1000=%s/%s nowait_cpu_vs_threadpool_nap=%s\n",
+	printf "bench: stall_p99_vs_plain=%s stall_p99_vs_native=%s overhead_slat_ratio=%s refusal_cost_vs_native=%s nowait_sleeps_per_1000=%s/%s nowait_cpu_vs_threadpool_nap=%s overhead_min_ratio=%s nowait_cost_vs_native=%s\n",
 		gout("plain"), gout("native"), over, gout("refusal"),
-		per1000(nws["A"], nwc["A"]), per1000(nws["B"], nwc["B"]), cvt
+		per1000(nws["A"], nwc["A"]), per1000(nws["B"], nwc["B"]), cvt, omin, gn["cost"] ? sprintf("%.3f", exp(gs["cost"] / gn["cost"])) : "nan"
 }' "${TMPDIR:-/tmp}/compare.$$"

@@ -13,6 +13,8 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=test/lib.sh
 . "$top/test/lib.sh"
+# shellcheck source=test/bench/final.sh
+. "$top/test/bench/final.sh"
 KVER=${1:?usage: run.sh KVER MODULE [REF]}
 MODULE=${2:-0}
 REF=${3:-}
@@ -28,10 +30,23 @@ boot bench "$KVER" "$MODULE"
 a=$dir b=
 [ -z "$REF" ] || { boot bench "$REF" 0; b=$dir; }
 [ -z "$a" ] || bash "$top/test/bench/plot.sh" "$a" ${b:+"$b"} || true
-[ -z "$a" ] || [ -z "$b" ] || bash "$top/test/bench/compare.sh" "$a/results.txt" "$b/results.txt" || rc=1
-[ "${NW_BENCH_SCALE:-1}" = 0 ] && exit $rc
-boot scale "$KVER" "$MODULE"
-a=$dir b=
-[ -z "$REF" ] || { boot scale "$REF" 0; b=$dir; }
-[ -z "$a" ] || bash "$top/test/bench/scale-compare.sh" "$a/results.txt" ${b:+"$b/results.txt"} || rc=1
+bline='' sline=''
+if [ -n "$a" ] && [ -n "$b" ]; then
+	bash "$top/test/bench/compare.sh" "$a/results.txt" "$b/results.txt" >"$a/compare.txt" || rc=1
+	cat "$a/compare.txt"
+	bline=$(grep '^bench:' "$a/compare.txt" | tail -n 1)
+fi
+if [ "${NW_BENCH_SCALE:-1}" != 0 ]; then
+	boot scale "$KVER" "$MODULE"
+	a=$dir b=
+	[ -z "$REF" ] || { boot scale "$REF" 0; b=$dir; }
+	if [ -n "$a" ]; then
+		bash "$top/test/bench/scale-compare.sh" "$a/results.txt" ${b:+"$b/results.txt"} \
+			>"$a/compare.txt" || rc=1
+		cat "$a/compare.txt"
+		[ -z "$b" ] || sline=$(grep '^scale:' "$a/compare.txt" | tail -n 1)
+	fi
+fi
+# with REF: every figure of the run in one last line
+[ -z "$bline" ] || nw_bench_final "$bline" "$sline"
 exit $rc

@@ -95,6 +95,23 @@ t verdict-qemu-samples-without-int3-fail verdict_samples_noint3
 # shellcheck source=test/unit/harness_test.sh
 . "$top/test/unit/harness_test.sh"
 
+# the bench's host side: compare.sh's submit figures, and run.sh's one line
+printf '# submit ext4: nowait/plain ratio min 1.2000 median 1.3\n# submit xfs: nowait/plain ratio min 1.5000 median 1.6\n# submit: overhead_min_ratio=1.010 overhead_median_ratio=1.0 nowait_min_ratio=1.3\nsleeps fs=ext4 mode=nowait calls=1000 slept=1\n' >"$tmp/ba"
+printf '# submit ext4: nowait/plain ratio min 1.0000 median 1.0\n# submit xfs: nowait/plain ratio min 1.2000 median 1.2\nsleeps fs=ext4 mode=nowait calls=2000 slept=4\n' >"$tmp/bb"
+bench_cost() {
+	bash "$top/test/bench/compare.sh" "$tmp/ba" "$tmp/bb" >"$tmp/bc" &&
+		tail -n 1 "$tmp/bc" | grep -q ' overhead_min_ratio=1.010 nowait_cost_vs_native=1.225$' &&
+		tail -n 1 "$tmp/bc" | grep -q ' nowait_sleeps_per_1000=1.00/2.00 '
+}
+t bench-compare-submit-cost bench_cost
+bench_line() {
+	# shellcheck source=test/bench/final.sh
+	. "$top/test/bench/final.sh"
+	[ "$(nw_bench_final 'bench: a=1 b=2' 'scale: c=3 d=4/5')" = "bench: a=1 b=2 c=3 d=4/5" ] &&
+		[ "$(nw_bench_final 'bench: a=1' '')" = "bench: a=1 smp_scaling_vs_native=skipped" ]
+}
+t bench-final-line bench_line
+
 # the userspace header carries upstream's ABI values
 hdr() {
 	printf '#include <stdio.h>\n#include "nowait_aio.h"\nint main(void){return !(RWF_HIPRI==1&&RWF_DSYNC==2&&RWF_SYNC==4&&RWF_NOWAIT==8);}\n' >"$tmp/h.c" &&
