@@ -426,15 +426,12 @@ out:
 }
 
 static struct nw_hook nw_aio_hooks[] = {
-	{ .name = "aio_read", .wrapper = nw_aio_read,
-	  .orig = (void **)&nw_orig_aio_read, .need = NW_REQUIRED,
-	  .why = "io_submit: flags onto read requests", .has_standin = true },
-	{ .name = "aio_write", .wrapper = nw_aio_write,
-	  .orig = (void **)&nw_orig_aio_write, .need = NW_REQUIRED,
-	  .why = "io_submit: flags onto write requests", .has_standin = true },
-	{ .name = "do_io_submit", .wrapper = nw_do_io_submit,
-	  .orig = (void **)&nw_orig_do_io_submit, .need = NW_REQUIRED,
-	  .why = "io_submit: aio_rw_flags", .entry = true },
+	NW_HOOK("aio_read", nw_aio_read, nw_orig_aio_read, NW_REQUIRED,
+		"io_submit: flags onto read requests", .has_standin = true),
+	NW_HOOK("aio_write", nw_aio_write, nw_orig_aio_write, NW_REQUIRED,
+		"io_submit: flags onto write requests", .has_standin = true),
+	NW_HOOK("do_io_submit", nw_do_io_submit, nw_orig_do_io_submit,
+		NW_REQUIRED, "io_submit: aio_rw_flags", .entry = true),
 };
 
 /* before 4.9: one function runs every opcode */

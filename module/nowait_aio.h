@@ -65,10 +65,13 @@ struct nw_part {
 	const char *(*off_why)(void);
 };
 
-/* A hook table's entries: a function hooked, or a symbol only resolved */
-#define NW_HOOK(_name, _wrapper, _orig, _need, _why)			\
+/*
+ * A hook table's entries: a function hooked (any further fields, such as
+ * .entry or .has_standin, after the reason), or a symbol only resolved
+ */
+#define NW_HOOK(_name, _wrapper, _orig, _need, _why, ...)		\
 	{ .name = (_name), .wrapper = (_wrapper), .orig = (void **)&(_orig), \
-	  .need = (_need), .why = (_why) }
+	  .need = (_need), .why = (_why), __VA_ARGS__ }
 #define NW_SYMBOL(_name, _orig, _need, _why)				\
 	{ .name = (_name), .orig = (void **)&(_orig), .need = (_need),	\
 	  .why = (_why) }

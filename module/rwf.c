@@ -141,18 +141,17 @@ out:
 static struct nw_hook nw_rwf_hooks[] = {
 	NW_SYMBOL("rw_verify_area", nw_rw_verify_area,
 		  NW_REQUIRED, "preadv2/pwritev2 checks"),
-	{ .name = "__do_readv_writev", .wrapper = nw_do_readv_writev,
-	  .orig = (void **)&nw_orig_do_readv_writev, .need = NW_REQUIRED,
-	  .why = "preadv2/pwritev2: RWF_NOWAIT", .entry = true,
-	  .has_standin = true },
+	NW_HOOK("__do_readv_writev", nw_do_readv_writev,
+		nw_orig_do_readv_writev, NW_REQUIRED,
+		"preadv2/pwritev2: RWF_NOWAIT", .entry = true,
+		.has_standin = true),
 };
 
 /* before 4.10: the per-call kiocb setup is its own function */
 static struct nw_hook nw_rwf_standins[] = {
-	{ .name = "do_iter_readv_writev", .wrapper = nw_do_iter_readv_writev,
-	  .orig = (void **)&nw_orig_do_iter_readv_writev,
-	  .need = NW_REQUIRED, .why = "preadv2/pwritev2: RWF_NOWAIT",
-	  .entry = true },
+	NW_HOOK("do_iter_readv_writev", nw_do_iter_readv_writev,
+		nw_orig_do_iter_readv_writev, NW_REQUIRED,
+		"preadv2/pwritev2: RWF_NOWAIT", .entry = true),
 };
 
 const struct nw_part nw_rwf_part = {

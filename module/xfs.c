@@ -224,21 +224,27 @@ static ssize_t nw_xfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	return ret;
 }
 
+enum { NW_XFS_IOMAP_OPS, NW_XFS_WRITE, NW_XFS_READ };
+
 static struct nw_hook nw_xfs_hooks[] = {
-	NW_SYMBOL("xfs_iomap_ops",
-		  nw_xfs_iomap_ops, NW_OPTIONAL,
-		  "XFS in-place test by its own map (4.8+; else fiemap)"),
-	NW_HOOK("xfs_file_write_iter", nw_xfs_file_write_iter,
-		nw_orig_xfs_file_write_iter, NW_FS, "XFS NOWAIT writes"),
-	NW_HOOK("xfs_file_read_iter", nw_xfs_file_read_iter,
-		nw_orig_xfs_file_read_iter, NW_FS, "XFS NOWAIT reads"),
+	[NW_XFS_IOMAP_OPS] =
+		NW_SYMBOL("xfs_iomap_ops", nw_xfs_iomap_ops, NW_OPTIONAL,
+			  "XFS in-place test by its own map (4.8+)"),
+	[NW_XFS_WRITE] =
+		NW_HOOK("xfs_file_write_iter", nw_xfs_file_write_iter,
+			nw_orig_xfs_file_write_iter, NW_FS,
+			"XFS NOWAIT writes"),
+	[NW_XFS_READ] =
+		NW_HOOK("xfs_file_read_iter", nw_xfs_file_read_iter,
+			nw_orig_xfs_file_read_iter, NW_FS, "XFS NOWAIT reads"),
 };
 
 /* XFS reads take its IOLOCK: the read hook is needed as well */
 static void nw_xfs_setup(void)
 {
-	struct nw_hook *wi = &nw_xfs_hooks[1];
-	bool ready = nw_hook_ready(wi) && nw_hook_ready(&nw_xfs_hooks[2]);
+	struct nw_hook *wi = &nw_xfs_hooks[NW_XFS_WRITE];
+	bool ready = nw_hook_ready(wi) &&
+		     nw_hook_ready(&nw_xfs_hooks[NW_XFS_READ]);
 
 	nw_fs_set(NW_FS_XFS, ready ? wi->addr : 0, true);
 }
