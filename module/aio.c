@@ -37,8 +37,12 @@ static long (*nw_orig_do_io_submit)(aio_context_t, long,
 static ssize_t (*nw_orig_aio_read)(struct kiocb *, struct iocb *, bool, bool);
 static ssize_t (*nw_orig_aio_write)(struct kiocb *, struct iocb *, bool,
 				    bool);
+#if NW_AIO_RUN_IOCB_REQ_ONLY
+static ssize_t (*nw_orig_aio_run_iocb)(struct kiocb *, bool);
+#else
 static ssize_t (*nw_orig_aio_run_iocb)(struct kiocb *, unsigned int,
 				       char __user *, size_t, bool);
+#endif
 
 /* One substituted iocb being submitted by one task. */
 struct nw_subst {
@@ -47,6 +51,7 @@ struct nw_subst {
 	struct iocb *kcopy;
 	struct iocb __user *uptr;
 	nw_addr_limit_t user_limit;
+	struct nw_req_rec rec;	/* its flags, where the kiocb has none */
 };
 
 static struct nw_marks nw_subst_marks = NW_MARKS_INIT(nw_subst_marks);
@@ -54,26 +59,16 @@ static struct nw_marks nw_subst_marks = NW_MARKS_INIT(nw_subst_marks);
 /*
  * The request's pointer to the user's iocb (struct aio_kiocb's ki_user_iocb,
  * private to fs/aio.c) holds the address of our kernel copy.  Find it by
- * that unique value in the words after the embedded kiocb, rather than
- * trusting a layout, and point it at the caller's iocb.  The scan stays
- * inside the object (NW_AIO_KIOCB_SCAN, compat/nowait.h).
+ * that unique value, rather than trusting a layout, and point it at the
+ * caller's iocb (nw_aio_user_iocb_slot(), compat/nowait.h).
  */
-
 static int nw_fix_user_iocb(struct kiocb *req, struct nw_subst *s)
 {
-	void **w = (void **)(req + 1);
-	int i, found = -1;
+	void **slot = nw_aio_user_iocb_slot(req, s->kcopy);
 
-	for (i = 0; i < NW_AIO_KIOCB_SCAN; i++) {
-		if (w[i] == (void *)s->kcopy) {
-			if (found >= 0)
-				return -EINVAL;
-			found = i;
-		}
-	}
-	if (found < 0)
+	if (!slot)
 		return -EINVAL;
-	w[found] = (void __force *)s->uptr;
+	*slot = (void __force *)s->uptr;
 	return 0;
 }
 
@@ -99,7 +94,7 @@ static int nw_check_flags(struct file *file, unsigned int flags)
  */
 static bool nw_kernel_would_write(struct file *file)
 {
-	return (file->f_mode & FMODE_WRITE) && file->f_op->write_iter;
+	return (file->f_mode & FMODE_WRITE) && NW_FOP_WRITE(file->f_op);
 }
 
 /*
@@ -160,31 +155,55 @@ static void nw_aio_end(struct kiocb *req, bool deferred, ssize_t ret)
 		nw_defer_sync_cancel(req);
 }
 
+/* One run of the kernel's function for the substituted request. */
+struct nw_run {
+	struct nw_subst *s;
+	nw_addr_limit_t kernel_limit;
+	bool deferred;
+};
+
+/* Before it: 0 to call it, or the errno the request fails with. */
+static ssize_t nw_run_begin(struct nw_run *run, struct kiocb *req, bool write)
+{
+	struct nw_subst *s = run->s;
+
+	/* back to the caller's address limit: aio_key and its buffers */
+	run->kernel_limit = get_fs();
+	nw_addr_limit_restore(s->user_limit);
+	nw_req_begin(&s->rec, req);
+	return nw_aio_begin(req, s, write, &run->deferred);
+}
+
+/* After it (@called: it ran and returned @ret), or after a refusal. */
+static void nw_run_end(struct nw_run *run, struct kiocb *req, bool called,
+		       ssize_t ret)
+{
+	if (called)
+		nw_aio_end(req, run->deferred, ret);
+	nw_req_end(&run->s->rec);
+	nw_addr_limit_restore(run->kernel_limit);
+}
+
 static ssize_t nw_aio_rw(struct kiocb *req, struct iocb *iocb, bool vectored,
 			 bool compat, bool write,
 			 ssize_t (*orig)(struct kiocb *, struct iocb *, bool,
 					 bool))
 {
-	struct nw_subst *s;
-	nw_addr_limit_t kernel_limit;
-	bool deferred;
+	struct nw_run run;
+	bool called;
 	ssize_t ret;
 
 	nw_enter();
-	s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);
-	if (likely(!s)) {
+	run.s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);
+	if (likely(!run.s)) {
 		ret = orig(req, iocb, vectored, compat);
 		goto out;
 	}
-	/* back to the caller's address limit: aio_key and its buffers */
-	kernel_limit = get_fs();
-	nw_addr_limit_restore(s->user_limit);
-	ret = nw_aio_begin(req, s, write, &deferred);
-	if (!ret) {
+	ret = nw_run_begin(&run, req, write);
+	called = !ret;
+	if (called)
 		ret = orig(req, iocb, vectored, compat);
-		nw_aio_end(req, deferred, ret);
-	}
-	nw_addr_limit_restore(kernel_limit);
+	nw_run_end(&run, req, called, ret);
 out:
 	nw_exit();
 	return ret;
@@ -205,37 +224,44 @@ static ssize_t nw_aio_write(struct kiocb *req, struct iocb *iocb,
 /*
  * Before 4.9 one function, aio_run_iocb(), sets up and runs every opcode;
  * it completes a request that did not queue itself and returns 0, or
- * returns an error for a request it never started.
+ * returns an error for a request it never started.  Its arguments differ
+ * (NW_AIO_RUN_IOCB_REQ_ONLY): NW_AIO_RUN_ARGS are the hook's, and
+ * NW_AIO_RUN_CALL the original's call.
  */
-static ssize_t nw_aio_run_subst(struct kiocb *req, unsigned int opcode,
-				char __user *buf, size_t len, bool compat)
+static bool nw_opcode_writes(unsigned int opcode)
 {
-	struct nw_subst *s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);
-	bool write = opcode == IOCB_CMD_PWRITE || opcode == IOCB_CMD_PWRITEV;
-	nw_addr_limit_t kernel_limit;
-	bool deferred;
-	ssize_t ret;
-
-	if (likely(!s))
-		return nw_orig_aio_run_iocb(req, opcode, buf, len, compat);
-	kernel_limit = get_fs();
-	nw_addr_limit_restore(s->user_limit);
-	ret = nw_aio_begin(req, s, write, &deferred);
-	if (!ret) {
-		ret = nw_orig_aio_run_iocb(req, opcode, buf, len, compat);
-		nw_aio_end(req, deferred, ret);
-	}
-	nw_addr_limit_restore(kernel_limit);
-	return ret;
+	return opcode == IOCB_CMD_PWRITE || opcode == IOCB_CMD_PWRITEV;
 }
 
-static ssize_t nw_aio_run_iocb(struct kiocb *req, unsigned int opcode,
-			       char __user *buf, size_t len, bool compat)
+#if NW_AIO_RUN_IOCB_REQ_ONLY
+#define NW_AIO_RUN_ARGS struct kiocb *req, bool compat
+#define NW_AIO_RUN_CALL nw_orig_aio_run_iocb(req, compat)
+#define NW_AIO_RUN_OPCODE req->ki_opcode
+#else
+#define NW_AIO_RUN_ARGS struct kiocb *req, unsigned int opcode, \
+			char __user *buf, size_t len, bool compat
+#define NW_AIO_RUN_CALL nw_orig_aio_run_iocb(req, opcode, buf, len, compat)
+#define NW_AIO_RUN_OPCODE opcode
+#endif
+
+static ssize_t nw_aio_run_iocb(NW_AIO_RUN_ARGS)
 {
+	struct nw_run run;
+	bool called;
 	ssize_t ret;
 
 	nw_enter();
-	ret = nw_aio_run_subst(req, opcode, buf, len, compat);
+	run.s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);
+	if (likely(!run.s)) {
+		ret = NW_AIO_RUN_CALL;
+		goto out;
+	}
+	ret = nw_run_begin(&run, req, nw_opcode_writes(NW_AIO_RUN_OPCODE));
+	called = !ret;
+	if (called)
+		ret = NW_AIO_RUN_CALL;
+	nw_run_end(&run, req, called, ret);
+out:
 	nw_exit();
 	return ret;
 }

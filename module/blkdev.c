@@ -18,8 +18,7 @@
 #include "nowait_aio.h"
 #include "write.h"
 
-static ssize_t (*nw_orig_blkdev_write_iter)(struct kiocb *,
-					    struct iov_iter *);
+static nw_rw_fn nw_orig_blkdev_write;
 
 static struct inode *nw_bd_inode(struct nw_write *w)
 {
@@ -61,30 +60,34 @@ static const struct nw_fs_ops nw_blkdev_ops = {
 	.direct = nw_blkdev_direct,
 };
 
-/* A NOWAIT write's one bio allocates its request without waiting. */
-static ssize_t nw_blkdev_submit(struct kiocb *iocb, struct iov_iter *from)
+/*
+ * A NOWAIT write's one bio allocates its request without waiting: the
+ * task is marked while it is in the write (its checks issue no I/O, and
+ * a deferred sync's bios are not the block device's DIO bios).
+ */
+static ssize_t nw_blkdev_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct block_device *bdev = I_BDEV(iocb->ki_filp->f_mapping->host);
 	struct nw_mark mark;
+	bool marked;
 	ssize_t ret;
 
-	if (!(iocb->ki_flags & NW_IOCB_NOWAIT) ||
-	    !nw_perbio_nowait(bdev_get_queue(bdev)))
-		return nw_orig_blkdev_write_iter(iocb, from);
-	nw_mark_push(&nw_blk_marks, &mark);
-	ret = nw_orig_blkdev_write_iter(iocb, from);
-	nw_mark_pop(&nw_blk_marks, &mark);
+	nw_enter();
+	marked = (nw_req_flags(iocb) & NW_IOCB_NOWAIT) &&
+		 nw_perbio_nowait(bdev_get_queue(bdev));
+	if (marked)
+		nw_mark_push(&nw_blk_marks, &mark);
+	ret = nw_write_iter(iocb, from, &nw_blkdev_ops, nw_orig_blkdev_write);
+	if (marked)
+		nw_mark_pop(&nw_blk_marks, &mark);
+	nw_exit();
 	return ret;
 }
-
-static ssize_t nw_blkdev_write_iter(struct kiocb *iocb, struct iov_iter *from)
-{
-	return nw_write_iter(iocb, from, &nw_blkdev_ops, nw_blkdev_submit);
-}
+NW_RW_HOOK(nw_blkdev_write_iter)
 
 static struct nw_hook nw_blkdev_hooks[] = {
-	NW_HOOK("blkdev_write_iter", nw_blkdev_write_iter,
-		nw_orig_blkdev_write_iter, NW_REQUIRED,
+	NW_HOOK(NW_FOP_SYM("blkdev_write_iter", "blkdev_aio_write"),
+		nw_blkdev_write_iter_hook, nw_orig_blkdev_write, NW_REQUIRED,
 		"block device NOWAIT writes"),
 };
 

@@ -65,7 +65,7 @@ nw_get_request(struct request_queue *q, unsigned int op, struct bio *bio,
 		rq = nw_orig_get_request(q, op, bio, gfp_mask);
 	} else {
 		rq = nw_orig_get_request(q, op, bio,
-					 gfp_mask & ~__GFP_DIRECT_RECLAIM);
+					 gfp_mask & ~NW_GFP_DIRECT_RECLAIM);
 		if (IS_ERR(rq)) {
 			nw_count(NW_CNT_EAGAIN_CONGESTION);
 			rq = ERR_PTR(-EAGAIN);
@@ -75,7 +75,8 @@ nw_get_request(struct request_queue *q, unsigned int op, struct bio *bio,
 	return rq;
 }
 
-static struct request *
+/* (hooked from 4.11: NW_MQ_SCHED_GET_REQUEST_WRAPPER) */
+static __maybe_unused struct request *
 nw_blk_mq_sched_get_request(struct request_queue *q, struct bio *bio,
 			    unsigned int op, void *data)
 {
@@ -111,7 +112,7 @@ static struct nw_hook nw_block_hooks[] = {
 	NW_HOOK("get_request", NW_GET_REQUEST_WRAPPER,
 		nw_orig_get_request, NW_OPTIONAL,
 		"legacy queues (4.10+): request without waiting"),
-	NW_HOOK("blk_mq_sched_get_request", nw_blk_mq_sched_get_request,
+	NW_HOOK("blk_mq_sched_get_request", NW_MQ_SCHED_GET_REQUEST_WRAPPER,
 		nw_orig_blk_mq_sched_get_request, NW_OPTIONAL,
 		"blk-mq (4.11+): tag without waiting"),
 };

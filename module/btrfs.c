@@ -15,8 +15,7 @@
 #include "nowait_aio.h"
 #include "write.h"
 
-static ssize_t (*nw_orig_btrfs_file_write_iter)(struct kiocb *,
-						struct iov_iter *);
+static nw_rw_fn nw_orig_btrfs_file_write;
 
 /* btrfs NODATACOW, through the FS_IOC_GETFLAGS ioctl's own handler */
 static bool nw_btrfs_nodatacow(struct file *file)
@@ -106,14 +105,16 @@ static ssize_t nw_btrfs_file_write_iter(struct kiocb *iocb,
 					struct iov_iter *from)
 {
 	return nw_write_iter(iocb, from, &nw_btrfs_ops,
-			     nw_orig_btrfs_file_write_iter);
+			     nw_orig_btrfs_file_write);
 }
+NW_RW_HOOK(nw_btrfs_file_write_iter)
 
 static struct nw_hook nw_btrfs_hooks[] = {
 	NW_SYMBOL("can_nocow_extent", nw_btrfs_can_nocow_extent,
 		  NW_OPTIONAL, "btrfs in-place test, as 4.14 (else fiemap)"),
-	NW_HOOK("btrfs_file_write_iter", nw_btrfs_file_write_iter,
-		nw_orig_btrfs_file_write_iter, NW_FS, "btrfs NOWAIT writes"),
+	NW_HOOK(NW_FOP_SYM("btrfs_file_write_iter", "btrfs_file_aio_write"),
+		nw_btrfs_file_write_iter_hook, nw_orig_btrfs_file_write,
+		NW_FS, "btrfs NOWAIT writes"),
 };
 
 /*

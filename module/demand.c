@@ -184,6 +184,14 @@ int nw_demand_get(void)
 	return -EAGAIN;
 }
 
+/* One more hold, by a request that holds them already (sync.c) */
+void nw_demand_hold(void)
+{
+	preempt_disable();
+	__this_cpu_inc(nw_demand_users);
+	preempt_enable();
+}
+
 void nw_demand_put(void)
 {
 	/*

@@ -13,8 +13,7 @@
 #include "nowait_aio.h"
 #include "write.h"
 
-static ssize_t (*nw_orig_ext4_file_write_iter)(struct kiocb *,
-					       struct iov_iter *);
+static nw_rw_fn nw_orig_ext4_file_write;
 static int (*nw_ext4_map_blocks)(void *handle, struct inode *inode,
 				 struct nw_ext4_map_blocks *map, int flags);
 
@@ -91,15 +90,17 @@ static ssize_t nw_ext4_file_write_iter(struct kiocb *iocb,
 				       struct iov_iter *from)
 {
 	return nw_write_iter(iocb, from, &nw_ext4_ops,
-			     nw_orig_ext4_file_write_iter);
+			     nw_orig_ext4_file_write);
 }
+NW_RW_HOOK(nw_ext4_file_write_iter)
 
 static struct nw_hook nw_ext4_hooks[] = {
 	NW_SYMBOL("ext4_map_blocks",
 		  nw_ext4_map_blocks, NW_OPTIONAL,
 		  "ext4 overwrite test by block map, as 4.14 (else fiemap)"),
-	NW_HOOK("ext4_file_write_iter", nw_ext4_file_write_iter,
-		nw_orig_ext4_file_write_iter, NW_FS, "ext4 NOWAIT writes"),
+	NW_HOOK(NW_FOP_SYM("ext4_file_write_iter", "ext4_file_write"),
+		nw_ext4_file_write_iter_hook, nw_orig_ext4_file_write,
+		NW_FS, "ext4 NOWAIT writes"),
 };
 
 static void nw_ext4_setup(void)

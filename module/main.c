@@ -29,6 +29,9 @@ MODULE_PARM_DESC(hook_idle_ms, "Remove the per-request hooks after this many ms 
  * the hooks below them go in while flagged requests are about (demand.c).
  */
 static const struct nw_part *const nw_parts[] = {
+#if NW_COMPLETE_BY_HOOK
+	&nw_sync_part,
+#endif
 	&nw_block_part,
 	&nw_read_part,
 	&nw_ext4_part,
@@ -71,7 +74,7 @@ static int __init nw_kernel_fit(void)
 		return -EOPNOTSUPP;
 	}
 	if (!NW_KERNEL_SUPPORTED) {
-		pr_err("kernel %s predates 4.4; nowait_aio supports 4.4 to 4.12, not loading\n",
+		pr_err("kernel %s is not one nowait_aio supports (4.4 to 4.12, and RHEL/CentOS 7.9's 3.10), not loading\n",
 		       utsname()->release);
 		return -EOPNOTSUPP;
 	}

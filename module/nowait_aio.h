@@ -80,7 +80,8 @@ struct nw_part {
 #define NW_PART_STANDINS(h) .standins = (h), .nr_standins = ARRAY_SIZE(h)
 
 extern const struct nw_part nw_block_part, nw_read_part, nw_ext4_part,
-	nw_xfs_part, nw_btrfs_part, nw_blkdev_part, nw_aio_part, nw_rwf_part;
+	nw_xfs_part, nw_btrfs_part, nw_blkdev_part, nw_aio_part, nw_rwf_part,
+	nw_sync_part;
 
 /* which hooks nw_hooks_install()/nw_hooks_remove() act on */
 enum nw_hook_set {
@@ -123,6 +124,7 @@ static inline bool nw_demand_hot(void)
 {
 	return READ_ONCE(nw_demand_on);
 }
+void nw_demand_hold(void);
 void nw_demand_put(void);
 void nw_demand_init(void);
 void nw_demand_exit(void);
@@ -184,6 +186,51 @@ static inline bool nw_mark_maybe(struct nw_marks *m)
 }
 void nw_mark_pop(struct nw_marks *m, struct nw_mark *mark);
 struct nw_mark *nw_mark_find(struct nw_marks *m);
+
+/*
+ * --- a request's IOCB_* flags (rules.c) ---
+ * In its ki_flags (4.1+), or, on a kernel whose kiocb has none
+ * (compat/kiocb.h), in a record its submitting task keeps from
+ * nw_req_begin() to nw_req_end(), around the kernel's run of the request.
+ */
+#if NW_KIOCB_FLAGS
+struct nw_req_rec { };
+
+static inline void nw_req_begin(struct nw_req_rec *rec, struct kiocb *req)
+{
+}
+
+static inline void nw_req_end(struct nw_req_rec *rec)
+{
+}
+
+static inline int nw_req_flags(struct kiocb *req)
+{
+	return req->ki_flags;
+}
+
+static inline void nw_req_flags_set(struct kiocb *req, int flags)
+{
+	req->ki_flags |= flags;
+}
+
+static inline void nw_req_flags_clear(struct kiocb *req, int flags)
+{
+	req->ki_flags &= ~flags;
+}
+#else
+struct nw_req_rec {
+	struct nw_mark mark;	/* first: found by the task's mark */
+	struct kiocb *req;
+	int flags;
+};
+
+void nw_req_begin(struct nw_req_rec *rec, struct kiocb *req);
+void nw_req_end(struct nw_req_rec *rec);
+int nw_req_flags(struct kiocb *req);
+void nw_req_flags_set(struct kiocb *req, int flags);
+void nw_req_flags_clear(struct kiocb *req, int flags);
+#endif
 
 /* --- the block layer's rules (queue.c) --- */
 struct request_queue;

@@ -13,8 +13,10 @@
 
 #include "nowait_aio.h"
 
-static ssize_t (*nw_orig_generic_file_read_iter)(struct kiocb *,
-						 struct iov_iter *);
+static nw_rw_fn nw_orig_generic_read;
+#if NW_IOVEC_FOPS
+static nw_rw_fn nw_orig_generic_read2;
+#endif
 
 /* Bytes from @pos that are in up-to-date cached pages, at most @count. */
 static size_t nw_cached_prefix(struct address_space *mapping, loff_t pos,
@@ -68,20 +70,31 @@ static bool nw_btrfs_dio_declined(struct kiocb *iocb, struct iov_iter *to)
  * write back and wait on dirty pages of the range before btrfs declines
  * (6.1's btrfs declines first, then reads the cache).
  */
-static ssize_t nw_buffered_read(struct kiocb *iocb, struct iov_iter *to)
+static ssize_t nw_buffered_read(struct kiocb *iocb, struct iov_iter *to,
+				nw_rw_fn orig)
 {
-	int direct = iocb->ki_flags & IOCB_DIRECT;
+	struct address_space *mapping = iocb->ki_filp->f_mapping;
+	int direct = nw_req_flags(iocb) & IOCB_DIRECT;
 	ssize_t ret;
 
-	iocb->ki_flags &= ~direct;
-	ret = nw_orig_generic_file_read_iter(iocb, to);
-	iocb->ki_flags |= direct;
+	/*
+	 * Where O_DIRECT is the file's alone (3.10), the kernel writes the
+	 * range back before btrfs declines: a file with dirty pages is
+	 * refused, as 4.14 refuses a direct read over cached pages.
+	 */
+	if (direct && !NW_DIRECT_PER_REQUEST &&
+	    (mapping_tagged(mapping, PAGECACHE_TAG_DIRTY) ||
+	     mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK)))
+		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
+	nw_req_flags_clear(iocb, direct);
+	ret = nw_rw_call_nomem(orig, iocb, to, -EAGAIN);
+	nw_req_flags_set(iocb, direct);
 	return ret;
 }
 
 /* A NOWAIT read that takes the filesystem's direct path */
 static ssize_t nw_nowait_direct_read(struct kiocb *iocb, struct iov_iter *to,
-				     size_t count)
+				     size_t count, nw_rw_fn orig)
 {
 	struct address_space *mapping = iocb->ki_filp->f_mapping;
 
@@ -103,13 +116,13 @@ static ssize_t nw_nowait_direct_read(struct kiocb *iocb, struct iov_iter *to,
 	if (nw_check_on[NW_CHECK_PAGECACHE] &&
 	    nw_range_has_page(mapping, iocb->ki_pos, iocb->ki_pos + count - 1))
 		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
-	return nw_orig_generic_file_read_iter(iocb, to);
+	return nw_rw_call(orig, iocb, to);
 }
 
 /* A NOWAIT buffered read: what is cached, from the start of the range */
 static ssize_t nw_nowait_buffered_read(struct kiocb *iocb,
 				       struct iov_iter *to, size_t count,
-				       loff_t size)
+				       loff_t size, nw_rw_fn orig)
 {
 	struct address_space *mapping = iocb->ki_filp->f_mapping;
 	size_t cached;
@@ -127,41 +140,63 @@ static ssize_t nw_nowait_buffered_read(struct kiocb *iocb,
 		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
 	if (cached < count)
 		iov_iter_truncate(to, cached);
-	ret = nw_buffered_read(iocb, to);
+	ret = nw_buffered_read(iocb, to, orig);
 	if (cached < count)
 		iov_iter_reexpand(to, iov_iter_count(to) + count - cached);
 	return ret;
 }
 
-static ssize_t nw_generic_file_read_iter(struct kiocb *iocb,
-					 struct iov_iter *to)
+static ssize_t nw_generic_read(struct kiocb *iocb, struct iov_iter *to,
+			       nw_rw_fn orig)
 {
 	size_t count = iov_iter_count(to);
+	int flags;
 	loff_t size;
 	ssize_t ret;
 
 	nw_enter();
-	if (likely(!(iocb->ki_flags & NW_IOCB_NOWAIT)) || !count) {
-		ret = nw_orig_generic_file_read_iter(iocb, to);
+	flags = nw_req_flags(iocb);
+	if (likely(!(flags & NW_IOCB_NOWAIT)) || !count) {
+		ret = nw_rw_call(orig, iocb, to);
 		goto out;
 	}
 	size = i_size_read(iocb->ki_filp->f_mapping->host);
-	if (iocb->ki_pos < size && nw_inject_eagain()) {
+	if (iocb->ki_pos < size && nw_inject_eagain())
 		ret = nw_eagain(NW_CNT_EAGAIN_INJECTED);
-		goto out;
-	}
-	if ((iocb->ki_flags & IOCB_DIRECT) && !nw_btrfs_dio_declined(iocb, to))
-		ret = nw_nowait_direct_read(iocb, to, count);
+	else if ((flags & IOCB_DIRECT) && !nw_btrfs_dio_declined(iocb, to))
+		ret = nw_nowait_direct_read(iocb, to, count, orig);
 	else
-		ret = nw_nowait_buffered_read(iocb, to, count, size);
+		ret = nw_nowait_buffered_read(iocb, to, count, size, orig);
+	ret = nw_read_refusal(iocb, ret);
 out:
 	nw_exit();
 	return ret;
 }
 
+static ssize_t nw_generic_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	return nw_generic_read(iocb, to, nw_orig_generic_read);
+}
+NW_RW_HOOK(nw_generic_read_iter)
+
+#if NW_IOVEC_FOPS
+/* RHEL 7's ext4 reads through its own variant (DIO: EINVAL, 0 at EOF) */
+static ssize_t nw_generic_read2_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	return nw_generic_read(iocb, to, nw_orig_generic_read2);
+}
+NW_RW_HOOK(nw_generic_read2_iter)
+#endif
+
 static struct nw_hook nw_read_hooks[] = {
-	NW_HOOK("generic_file_read_iter", nw_generic_file_read_iter,
-		nw_orig_generic_file_read_iter, NW_REQUIRED, "NOWAIT reads"),
+	NW_HOOK(NW_FOP_SYM("generic_file_read_iter", "generic_file_aio_read"),
+		nw_generic_read_iter_hook, nw_orig_generic_read, NW_REQUIRED,
+		"NOWAIT reads"),
+#if NW_IOVEC_FOPS
+	NW_HOOK("generic_file_aio_read2", nw_generic_read2_iter_hook,
+		nw_orig_generic_read2, NW_REQUIRED,
+		"NOWAIT reads of RHEL 7's ext4"),
+#endif
 };
 
 const struct nw_part nw_read_part = {

@@ -37,16 +37,72 @@ bool nw_inject_eagain(void)
 	return n && prandom_u32() % n == 0;
 }
 
+#if !NW_KIOCB_FLAGS
+static struct nw_marks nw_req_recs = NW_MARKS_INIT(nw_req_recs);
+
+void nw_req_begin(struct nw_req_rec *rec, struct kiocb *req)
+{
+	rec->req = req;
+	rec->flags = 0;
+	nw_mark_push(&nw_req_recs, &rec->mark);
+}
+
+void nw_req_end(struct nw_req_rec *rec)
+{
+	nw_mark_pop(&nw_req_recs, &rec->mark);
+}
+
+/* The current task's record of @req, if it keeps one. */
+static struct nw_req_rec *nw_req_rec_of(struct kiocb *req)
+{
+	struct nw_req_rec *rec;
+
+	if (!nw_mark_maybe(&nw_req_recs))
+		return NULL;
+	rec = (struct nw_req_rec *)nw_mark_find(&nw_req_recs);
+	return rec && rec->req == req ? rec : NULL;
+}
+
+int nw_req_flags(struct kiocb *req)
+{
+	struct nw_req_rec *rec = nw_req_rec_of(req);
+	unsigned int f_flags = req->ki_filp->f_flags;
+	int flags = rec ? rec->flags : 0;
+
+	if (f_flags & O_DIRECT)
+		flags |= IOCB_DIRECT;
+	if (f_flags & O_APPEND)
+		flags |= IOCB_APPEND;
+	return flags;
+}
+
+void nw_req_flags_set(struct kiocb *req, int flags)
+{
+	struct nw_req_rec *rec = nw_req_rec_of(req);
+
+	if (rec)
+		rec->flags |= flags;
+}
+
+void nw_req_flags_clear(struct kiocb *req, int flags)
+{
+	struct nw_req_rec *rec = nw_req_rec_of(req);
+
+	if (rec)
+		rec->flags &= ~flags;
+}
+#endif
+
 void nw_apply_rw_flags(struct kiocb *iocb, unsigned int flags)
 {
 	if (flags & RWF_HIPRI)
-		iocb->ki_flags |= NW_IOCB_HIPRI;
+		nw_req_flags_set(iocb, NW_IOCB_HIPRI);
 	if (flags & RWF_DSYNC)
-		iocb->ki_flags |= NW_IOCB_DSYNC;
+		nw_req_flags_set(iocb, NW_IOCB_DSYNC);
 	if (flags & RWF_SYNC)
-		iocb->ki_flags |= NW_IOCB_DSYNC | NW_IOCB_SYNC;
+		nw_req_flags_set(iocb, NW_IOCB_DSYNC | NW_IOCB_SYNC);
 	if (flags & RWF_NOWAIT) {
-		iocb->ki_flags |= NW_IOCB_NOWAIT;
+		nw_req_flags_set(iocb, NW_IOCB_NOWAIT);
 		nw_count(NW_CNT_ACCEPTED);
 	}
 }
@@ -85,7 +141,7 @@ enum nw_fs nw_fs_of(struct inode *inode)
 
 	if (!S_ISREG(inode->i_mode) && !S_ISBLK(inode->i_mode))
 		return NW_FS_NONE;
-	wi = (unsigned long)inode->i_fop->write_iter;
+	wi = NW_FOP_WRITE(inode->i_fop);
 	if (!wi)
 		return NW_FS_NONE;
 	for (fs = NW_FS_NONE + 1; fs < NW_NR_FS; fs++)

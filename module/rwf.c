@@ -15,6 +15,9 @@
 #include "nowait_aio.h"
 #include "write.h"
 
+/* (4.6+: on older kernels main.c lists no such part, and this is empty) */
+#if NW_HAVE_RWF_SYSCALLS
+
 static ssize_t (*nw_orig_do_readv_writev)(int, struct file *,
 					  struct iov_iter *, loff_t *, int);
 static ssize_t (*nw_orig_do_iter_readv_writev)(struct file *,
@@ -159,3 +162,4 @@ const struct nw_part nw_rwf_part = {
 	NW_PART_HOOKS(nw_rwf_hooks),
 	NW_PART_STANDINS(nw_rwf_standins),
 };
+#endif /* NW_HAVE_RWF_SYSCALLS */

@@ -8,8 +8,15 @@
  * context (upstream fixed this in 4.14, d9c10e5b8863 "direct-io: Fix sleep
  * in atomic due to sync AIO").  So for such requests the module keeps
  * IOCB_DSYNC off the kiocb, takes over its ki_complete, and syncs the
- * written range from a workqueue before it completes the request: the same
- * guarantee, in process context.
+ * written range from a workqueue before it completes the request: the
+ * same guarantee, in process context.
+ *
+ * A kiocb without ki_complete (before 4.1: RHEL/CentOS 7's 3.10) is
+ * completed by aio_complete() by name, for every request, also one its
+ * write finished at once, and one aio_run_iocb() retried after a short
+ * write: the module hooks aio_complete() and takes the completion there,
+ * for the whole request.  That hook is one of the per-request hooks
+ * (demand.c), held in for as long as a taken request is pending.
  */
 #include <linux/fs.h>
 #include <linux/hashtable.h>
@@ -26,11 +33,42 @@ struct nw_sync_req {
 	void (*complete)(struct kiocb *req, long res, long res2);
 	long res, res2;
 	bool datasync;
+	loff_t pos;	/* where the write began (3.10: ki_pos stays there) */
 };
 
 static DEFINE_HASHTABLE(nw_sync_hash, 6);
 static DEFINE_SPINLOCK(nw_sync_lock);
 static struct workqueue_struct *nw_sync_wq;
+
+#if NW_COMPLETE_BY_HOOK
+static void (*nw_orig_aio_complete)(struct kiocb *, long, long);
+#endif
+
+/*
+ * The bytes to sync once the write wrote @res of them.  From 4.1 the
+ * completion moves ki_pos past them first.  Before, it does not, and an
+ * O_APPEND write's place is known only to the filesystem: from where the
+ * write began to the end of the file, or all of it for O_APPEND.
+ */
+static void nw_sync_range(struct kiocb *req, struct nw_sync_req *s, long res,
+			  loff_t *start, loff_t *end)
+{
+	if (NW_KIOCB_FLAGS) {
+		*start = req->ki_pos - res;
+		*end = req->ki_pos - 1;
+	} else {
+		*start = (req->ki_filp->f_flags & O_APPEND) ? 0 : s->pos;
+		*end = LLONG_MAX;
+	}
+}
+
+static int nw_sync_written(struct kiocb *req, struct nw_sync_req *s, long res)
+{
+	loff_t start, end;
+
+	nw_sync_range(req, s, res, &start, &end);
+	return vfs_fsync_range(req->ki_filp, start, end, s->datasync);
+}
 
 /*
  * Must the module carry this write's RWF_DSYNC/RWF_SYNC itself?  Before
@@ -49,7 +87,7 @@ bool nw_sync_by_module(struct kiocb *req)
 
 	if (!NW_HAVE_IOCB_DSYNC)
 		return true;
-	if (!(req->ki_flags & IOCB_DIRECT) || is_sync_kiocb(req))
+	if (!(nw_req_flags(req) & IOCB_DIRECT) || is_sync_kiocb(req))
 		return false;
 	return S_ISREG(mode) || (S_ISBLK(mode) && NW_BLKDEV_DIO_GENERIC);
 }
@@ -60,37 +98,81 @@ bool nw_can_defer_sync(struct kiocb *req)
 	return nw_fs_write_hooked(file_inode(req->ki_filp));
 }
 
+#if !NW_COMPLETE_BY_HOOK
+static void nw_sync_complete(struct kiocb *req, long res, long res2);
+#endif
+
+/*
+ * Take over @req's completion: its ki_complete, or (without one) the
+ * aio_complete() hook, held in until nw_sync_let_go().
+ */
+static void nw_sync_hold(struct kiocb *req, struct nw_sync_req *s)
+{
+#if NW_COMPLETE_BY_HOOK
+	s->complete = nw_orig_aio_complete;
+	nw_demand_hold();
+#else
+	s->complete = req->ki_complete;
+	req->ki_complete = nw_sync_complete;
+#endif
+	nw_enter();
+}
+
+static void nw_sync_give_back(struct kiocb *req, struct nw_sync_req *s)
+{
+#if !NW_COMPLETE_BY_HOOK
+	req->ki_complete = s->complete;
+#endif
+}
+
+/* The request no longer points into the module. */
+static void nw_sync_let_go(void)
+{
+#if NW_COMPLETE_BY_HOOK
+	nw_demand_put();
+#endif
+	nw_exit();
+}
+
 static void nw_sync_work(struct work_struct *work)
 {
 	struct nw_sync_req *s = container_of(work, struct nw_sync_req, work);
 	struct kiocb *req = s->req;
 	long res = s->res;
 
-	req->ki_flags &= ~NW_IOCB_DSYNC_DEFERRED;
+	nw_req_flags_clear(req, NW_IOCB_DSYNC_DEFERRED);
 	if (res > 0) {
-		int err = vfs_fsync_range(req->ki_filp, req->ki_pos - res,
-					  req->ki_pos - 1, s->datasync);
+		int err = nw_sync_written(req, s, res);
+
 		if (err)
 			res = err;
 	}
 	s->complete(req, res, s->res2);
 	kfree(s);
-	nw_exit();	/* the request no longer points into the module */
+	nw_sync_let_go();
 }
 
 static struct nw_sync_req *nw_sync_take(struct kiocb *req);
 
-static void nw_sync_complete(struct kiocb *req, long res, long res2)
+/* Queue @req's taken-over completion; false if it was not taken. */
+static bool nw_sync_queue(struct kiocb *req, long res, long res2)
 {
-	struct nw_sync_req *s;
+	struct nw_sync_req *s = nw_sync_take(req);
 
-	s = nw_sync_take(req);
-	if (WARN_ON_ONCE(!s))
-		return;
+	if (!s)
+		return false;
 	s->res = res;
 	s->res2 = res2;
 	queue_work(nw_sync_wq, &s->work);
+	return true;
 }
+
+#if !NW_COMPLETE_BY_HOOK
+static void nw_sync_complete(struct kiocb *req, long res, long res2)
+{
+	WARN_ON_ONCE(!nw_sync_queue(req, res, res2));
+}
+#endif
 
 /*
  * Take over @req's completion; false (nothing changed) when there is no
@@ -107,14 +189,13 @@ bool nw_defer_sync(struct kiocb *req, bool datasync, bool nowait)
 		return false;
 	INIT_WORK(&s->work, nw_sync_work);
 	s->req = req;
-	s->complete = req->ki_complete;
 	s->datasync = datasync;
-	nw_enter();
+	s->pos = req->ki_pos;
+	nw_sync_hold(req, s);
 	spin_lock_irqsave(&nw_sync_lock, irqflags);
 	hash_add(nw_sync_hash, &s->node, (unsigned long)req);
 	spin_unlock_irqrestore(&nw_sync_lock, irqflags);
-	req->ki_complete = nw_sync_complete;
-	req->ki_flags |= NW_IOCB_DSYNC_DEFERRED;
+	nw_req_flags_set(req, NW_IOCB_DSYNC_DEFERRED);
 	return true;
 }
 
@@ -142,20 +223,23 @@ static struct nw_sync_req *nw_sync_take(struct kiocb *req)
  */
 ssize_t nw_deferred_sync_finish(struct kiocb *req, ssize_t ret)
 {
-	struct nw_sync_req *s = nw_sync_take(req);
+	struct nw_sync_req *s;
 
-	req->ki_flags &= ~NW_IOCB_DSYNC_DEFERRED;
+	if (NW_COMPLETE_BY_HOOK)
+		return ret;	/* aio_complete() is called all the same */
+	s = nw_sync_take(req);
+	nw_req_flags_clear(req, NW_IOCB_DSYNC_DEFERRED);
 	if (!s)
 		return ret;
-	req->ki_complete = s->complete;
+	nw_sync_give_back(req, s);
 	if (ret > 0) {
-		int err = vfs_fsync_range(req->ki_filp, req->ki_pos - ret,
-					  req->ki_pos - 1, s->datasync);
+		int err = nw_sync_written(req, s, ret);
+
 		if (err)
 			ret = err;
 	}
 	kfree(s);
-	nw_exit();
+	nw_sync_let_go();
 	return ret;
 }
 
@@ -164,13 +248,34 @@ void nw_defer_sync_cancel(struct kiocb *req)
 {
 	struct nw_sync_req *s = nw_sync_take(req);
 
-	req->ki_flags &= ~NW_IOCB_DSYNC_DEFERRED;
+	nw_req_flags_clear(req, NW_IOCB_DSYNC_DEFERRED);
 	if (s) {
-		req->ki_complete = s->complete;
+		nw_sync_give_back(req, s);
 		kfree(s);
-		nw_exit();
+		nw_sync_let_go();
 	}
 }
+
+#if NW_COMPLETE_BY_HOOK
+/* Every aio completion: one taken over is synced first, from the queue. */
+static void nw_aio_complete(struct kiocb *req, long res, long res2)
+{
+	nw_enter();
+	if (likely(hash_empty(nw_sync_hash)) || !nw_sync_queue(req, res, res2))
+		nw_orig_aio_complete(req, res, res2);
+	nw_exit();
+}
+
+static struct nw_hook nw_sync_hooks[] = {
+	NW_HOOK("aio_complete", nw_aio_complete, nw_orig_aio_complete,
+		NW_REQUIRED, "RWF_DSYNC/RWF_SYNC: the sync before completion"),
+};
+
+const struct nw_part nw_sync_part = {
+	.name = "sync",
+	NW_PART_HOOKS(nw_sync_hooks),
+};
+#endif
 
 int nw_sync_init(void)
 {

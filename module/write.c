@@ -104,7 +104,7 @@ static int nw_write_prologue(struct nw_write *w, const struct nw_fs_ops *ops)
 {
 	struct kiocb *iocb = w->iocb;
 
-	if (!(iocb->ki_flags & IOCB_DIRECT)) {
+	if (!(nw_req_flags(iocb) & IOCB_DIRECT)) {
 		if (ops->buffered_first && ops->buffered_first(w))
 			return NW_LET_FS;
 		nw_count(NW_CNT_EOPNOTSUPP);
@@ -139,7 +139,7 @@ static int nw_fs_direct_checks(struct nw_write *w, const struct nw_fs_ops *ops)
 			return ret;
 	}
 	w->size = i_size_read(w->inode);
-	w->pos = (iocb->ki_flags & IOCB_APPEND) ? w->size : iocb->ki_pos;
+	w->pos = (nw_req_flags(iocb) & IOCB_APPEND) ? w->size : iocb->ki_pos;
 	/* generic_write_checks() answers EFBIG before any NOWAIT test */
 	if (w->pos >= w->inode->i_sb->s_maxbytes)
 		return NW_LET_FS;
@@ -183,27 +183,27 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 	if (!ret)
 		ret = ops->direct ? ops->direct(&w) :
 		      nw_fs_direct_checks(&w, ops);
-	return ret == NW_LET_FS ? 0 : ret;
+	return ret == NW_LET_FS ? 0 : nw_write_refusal(iocb, ret);
 }
 
 ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
-		      const struct nw_fs_ops *ops, nw_iter_fn orig)
+		      const struct nw_fs_ops *ops, nw_rw_fn orig)
 {
 	ssize_t ret;
+	int flags;
 
 	nw_enter();
-	if (likely(!(iocb->ki_flags &
-		     (NW_IOCB_NOWAIT | NW_IOCB_DSYNC_DEFERRED)))) {
-		ret = orig(iocb, from);
+	flags = nw_req_flags(iocb);
+	if (likely(!(flags & (NW_IOCB_NOWAIT | NW_IOCB_DSYNC_DEFERRED)))) {
+		ret = nw_rw_call(orig, iocb, from);
 	} else {
 		ret = 0;
-		if (iocb->ki_flags & NW_IOCB_NOWAIT)
+		if (flags & NW_IOCB_NOWAIT)
 			ret = nw_write_checks(iocb, from, ops);
 		if (!ret)
-			ret = orig(iocb, from);
+			ret = nw_rw_call(orig, iocb, from);
 		/* a queued request may be complete and freed already */
-		if (ret != -EIOCBQUEUED &&
-		    (iocb->ki_flags & NW_IOCB_DSYNC_DEFERRED))
+		if (ret != -EIOCBQUEUED && (flags & NW_IOCB_DSYNC_DEFERRED))
 			ret = nw_deferred_sync_finish(iocb, ret);
 	}
 	nw_exit();

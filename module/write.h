@@ -46,7 +46,7 @@ struct nw_fs_ops {
 
 /* The write_iter wrapper of each part: checks, then @orig. */
 ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
-		      const struct nw_fs_ops *ops, nw_iter_fn orig);
+		      const struct nw_fs_ops *ops, nw_rw_fn orig);
 
 /* Through the filesystem's fiemap: is [pos, pos + len) allocated? */
 bool nw_range_in_place(struct inode *inode, loff_t pos, size_t len,

@@ -22,10 +22,8 @@
 #include "nowait_aio.h"
 #include "write.h"
 
-static ssize_t (*nw_orig_xfs_file_write_iter)(struct kiocb *,
-					      struct iov_iter *);
-static ssize_t (*nw_orig_xfs_file_read_iter)(struct kiocb *,
-					     struct iov_iter *);
+static nw_rw_fn nw_orig_xfs_file_write;
+static nw_rw_fn nw_orig_xfs_file_read;
 static const void *nw_xfs_iomap_ops;
 
 /*
@@ -185,8 +183,9 @@ static ssize_t nw_xfs_file_write_iter(struct kiocb *iocb,
 				      struct iov_iter *from)
 {
 	return nw_write_iter(iocb, from, &nw_xfs_ops,
-			     nw_orig_xfs_file_write_iter);
+			     nw_orig_xfs_file_write);
 }
+NW_RW_HOOK(nw_xfs_file_write_iter)
 
 /* A NOWAIT read's answer before XFS's: 0 to let it run, or -EAGAIN */
 static int nw_xfs_read_checks(struct kiocb *iocb, size_t count)
@@ -201,7 +200,7 @@ static int nw_xfs_read_checks(struct kiocb *iocb, size_t count)
 	 * (iomap), so the page-cache rule is here; iomap_dio_rw() answers 0
 	 * past EOF before its page-cache test.
 	 */
-	if ((iocb->ki_flags & IOCB_DIRECT) &&
+	if ((nw_req_flags(iocb) & IOCB_DIRECT) &&
 	    nw_check_on[NW_CHECK_PAGECACHE] &&
 	    iocb->ki_pos < i_size_read(inode) &&
 	    nw_range_has_page(inode->i_mapping, iocb->ki_pos,
@@ -216,13 +215,16 @@ static ssize_t nw_xfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	ssize_t ret = 0;
 
 	nw_enter();
-	if (unlikely(iocb->ki_flags & NW_IOCB_NOWAIT) && count)
+	if (unlikely(nw_req_flags(iocb) & NW_IOCB_NOWAIT) && count)
 		ret = nw_xfs_read_checks(iocb, count);
 	if (!ret)
-		ret = nw_orig_xfs_file_read_iter(iocb, to);
+		ret = nw_rw_call(nw_orig_xfs_file_read, iocb, to);
+	else
+		ret = nw_read_refusal(iocb, ret);
 	nw_exit();
 	return ret;
 }
+NW_RW_HOOK(nw_xfs_file_read_iter)
 
 enum { NW_XFS_IOMAP_OPS, NW_XFS_WRITE, NW_XFS_READ };
 
@@ -231,12 +233,14 @@ static struct nw_hook nw_xfs_hooks[] = {
 		NW_SYMBOL("xfs_iomap_ops", nw_xfs_iomap_ops, NW_OPTIONAL,
 			  "XFS in-place test by its own map (4.8+)"),
 	[NW_XFS_WRITE] =
-		NW_HOOK("xfs_file_write_iter", nw_xfs_file_write_iter,
-			nw_orig_xfs_file_write_iter, NW_FS,
-			"XFS NOWAIT writes"),
+		NW_HOOK(NW_FOP_SYM("xfs_file_write_iter",
+				   "xfs_file_aio_write"),
+			nw_xfs_file_write_iter_hook, nw_orig_xfs_file_write,
+			NW_FS, "XFS NOWAIT writes"),
 	[NW_XFS_READ] =
-		NW_HOOK("xfs_file_read_iter", nw_xfs_file_read_iter,
-			nw_orig_xfs_file_read_iter, NW_FS, "XFS NOWAIT reads"),
+		NW_HOOK(NW_FOP_SYM("xfs_file_read_iter", "xfs_file_aio_read"),
+			nw_xfs_file_read_iter_hook, nw_orig_xfs_file_read,
+			NW_FS, "XFS NOWAIT reads"),
 };
 
 /* XFS reads take its IOLOCK: the read hook is needed as well */

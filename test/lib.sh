@@ -31,14 +31,18 @@ nw_kver_native() {
 
 # --- the kernel series (SERIES: series, status, test kernels) ---
 nw_series_file=$nw_top/SERIES
+# A series is MAJOR.MINOR, or MAJOR.MINOR/QUALIFIER for the releases of
+# that series that are a distribution's (3.10/el7: 3.10.0-*.el7*, RHEL and
+# CentOS 7).
 # nw_series STATUS: the series of that status, one line each, in file order
 nw_series() {
 	awk -v s="$1" '!/^#/ && NF && $2 == s { print $1 }' "$nw_series_file"
 }
-# nw_series_status SERIES: module, native or none (also for an unlisted one)
+# nw_series_status SERIES: module, native or none (also for an unlisted
+# one); SERIES as nw_kver_series prints it (3.10 for 3.10/el7)
 nw_series_status() {
 	local s
-	s=$(awk -v s="$1" '!/^#/ && $1 == s { print $2 }' "$nw_series_file")
+	s=$(awk -v s="$1" '!/^#/ && ($1 == s || index($1, s "/") == 1) { print $2; exit }' "$nw_series_file")
 	echo "${s:-none}"
 }
 # nw_test_kernels: the test kernels SERIES names (folders in $nw_kernels)
@@ -46,19 +50,23 @@ nw_test_kernels() {
 	awk '!/^#/ && NF { for (i = 3; i <= NF; i++) if ($i != "-") print $i }' "$nw_series_file"
 }
 # nw_dkms_regex: BUILD_EXCLUSIVE_KERNEL for the series of status module,
-# grouped by major (4.4 4.9 4.10 -> ^4\.(4|9|10)\.)
+# grouped by major (4.4 4.9 4.10 -> ^4\.(4|9|10)\.), a qualified one on its
+# own (3.10/el7 -> 3\.10\.0-.*\.el7)
 nw_dkms_regex() {
-	nw_series module | awk -F. '
+	nw_series module | awk -F'[./]' '
+		NF == 3 { q[nq++] = $1 "\\." $2 "\\.0-.*\\." $3; next }
 		!($1 in m) { order[n++] = $1; m[$1] = $2; next }
 		{ m[$1] = m[$1] "|" $2 }
 		END {
 			for (i = 0; i < n; i++) {
 				g = m[order[i]]
-				s = s (i ? "|" : "") order[i] "\\." (g ~ /\|/ ? "(" g ")" : g)
+				s = s (i ? "|" : "") order[i] "\\." (g ~ /\|/ ? "(" g ")" : g) "\\."
 			}
-			if (n > 1)
+			for (i = 0; i < nq; i++)
+				s = q[i] (s == "" ? "" : "|") s
+			if (n + nq > 1)
 				s = "(" s ")"
-			printf "^%s\\.\n", s
+			printf "^%s\n", s
 		}'
 }
 # nw_dkms_conf FILE: dkms.conf FILE with BUILD_EXCLUSIVE_KERNEL from SERIES

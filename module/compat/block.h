@@ -52,6 +52,24 @@ static inline void nw_blk_mq_alloc_data_set_nowait(void *data)
 #define NW_GET_REQUEST_WRAPPER NULL
 #endif
 
+/* __GFP_WAIT was renamed __GFP_DIRECT_RECLAIM in 4.4 */
+#ifdef __GFP_DIRECT_RECLAIM
+#define NW_GFP_DIRECT_RECLAIM __GFP_DIRECT_RECLAIM
+#else
+#define NW_GFP_DIRECT_RECLAIM __GFP_WAIT
+#endif
+
+/*
+ * blk_mq_sched_get_request(q, bio, op, data) from 4.11.  RHEL 7 has a
+ * backport of its own, where the module has no per-bio use for it either
+ * (its raw block devices' DIO goes through fs/direct-io.c).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 11, 0)
+#define NW_MQ_SCHED_GET_REQUEST_WRAPPER nw_blk_mq_sched_get_request
+#else
+#define NW_MQ_SCHED_GET_REQUEST_WRAPPER NULL
+#endif
+
 /* blk-mq scheduler tags (4.11+), where requests come from with an elevator */
 static inline struct blk_mq_tags *nw_hctx_sched_tags(struct request_queue *q,
 						     struct blk_mq_hw_ctx *hctx)
@@ -74,15 +92,21 @@ static inline bool nw_bio_is_data_write(struct bio *bio)
 #endif
 }
 
-/* A bio's error: bi_error until 4.12, bi_status from 4.13. */
+/*
+ * A bio's error: an argument of bio_endio() before 4.3, bi_error until
+ * 4.12, bi_status from 4.13.
+ */
 static inline void nw_bio_end_eagain(struct bio *bio)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 13, 0)
 	bio->bi_status = BLK_STS_AGAIN;
-#else
-	bio->bi_error = -EAGAIN;
-#endif
 	bio_endio(bio);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(4, 3, 0)
+	bio->bi_error = -EAGAIN;
+	bio_endio(bio);
+#else
+	bio_endio(bio, -EAGAIN);
+#endif
 }
 
 /*

@@ -13,6 +13,7 @@
  * boundary the module cares about.
  *
  *   nowait.h   the no-wait ABI: RWF_* and IOCB_* flags, supported kernels
+ *   kiocb.h    the file operations a request goes through, its flags
  *   ftrace.h   ftrace callbacks, kallsyms, waiting out trampolines
  *   module.h   the state of the filesystems' kernel modules
  *   uaccess.h  copy_from_user on a kernel copy (set_fs)
@@ -23,6 +24,7 @@
 #define NOWAIT_AIO_COMPAT_H
 
 #include "nowait.h"
+#include "kiocb.h"
 #include "ftrace.h"
 #include "module.h"
 #include "uaccess.h"

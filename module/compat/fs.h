@@ -108,7 +108,9 @@ struct nw_map {
 	bool written, unwritten, shared;
 };
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 8, 0)
+/* iomap arrived in 4.8; RHEL 7 has a backport (7.9: XFS's, ext4's DAX) */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 8, 0) || \
+	(defined(RHEL_MAJOR) && RHEL_MAJOR == 7)
 #include <linux/iomap.h>
 
 static inline int nw_iomap_report(const void *iomap_ops, struct inode *inode,
@@ -134,7 +136,7 @@ static inline int nw_iomap_report(const void *iomap_ops, struct inode *inode,
 static inline int nw_iomap_report(const void *iomap_ops, struct inode *inode,
 				  loff_t pos, loff_t len, struct nw_map *m)
 {
-	return -EOPNOTSUPP;	/* never resolved: no iomap before 4.8 */
+	return -EOPNOTSUPP;	/* no iomap: never resolved, or never used */
 }
 #endif
 

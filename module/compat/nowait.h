@@ -6,6 +6,7 @@
 #ifndef NOWAIT_AIO_COMPAT_NOWAIT_H
 #define NOWAIT_AIO_COMPAT_NOWAIT_H
 
+#include <linux/aio.h>
 #include <linux/aio_abi.h>
 #include <linux/fs.h>
 #include <linux/version.h>
@@ -35,10 +36,18 @@
 #endif
 
 /*
- * 4.4 is the oldest kernel the module knows (aio_run_iocb()'s signature,
- * the iov_iter and kiocb flag plumbing).
+ * 4.4 is the oldest upstream kernel the module knows (aio_run_iocb()'s
+ * signature, the iov_iter and kiocb flag plumbing), and RHEL/CentOS 7.9's
+ * 3.10, whose backports (ftrace's IPMODIFY, blk-mq, the block layer's
+ * request allocation) the module relies on there.
  */
+#if defined(RHEL_MAJOR) && RHEL_MAJOR == 7
+#define NW_RHEL7 1
+#define NW_KERNEL_SUPPORTED (RHEL_MINOR >= 9)
+#else
+#define NW_RHEL7 0
 #define NW_KERNEL_SUPPORTED (LINUX_VERSION_CODE >= KERNEL_VERSION(4, 4, 0))
+#endif
 
 /* iocb->aio_rw_flags was aio_reserved1 before 4.13 */
 #if NW_NATIVE_NOWAIT
@@ -90,12 +99,48 @@
 #endif
 
 /*
+ * Where the request keeps its pointer to the user's iocb, which holds the
+ * module's copy's address @kcopy (a pointer to that word, or NULL).
  * struct aio_kiocb (private to fs/aio.c) from 4.4 to 4.12: the kiocb, then
- * seven words, ki_user_iocb the third.  The module looks for its own iocb
- * copy's address in the first four words after the kiocb, and no further:
- * the debug kernel's KASAN caught an eight-word scan reading past the
- * object's 96 bytes.
+ * seven words, ki_user_iocb the third.  The module looks for @kcopy in the
+ * first four words after the kiocb, and no further: the debug kernel's
+ * KASAN caught an eight-word scan reading past the object's 96 bytes.
+ * Before 4.1 the kiocb is the request, and the pointer its ki_obj.user.
  */
 #define NW_AIO_KIOCB_SCAN 4
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 1, 0)
+static inline void **nw_aio_user_iocb_slot(struct kiocb *req,
+					   const void *kcopy)
+{
+	void **w = (void **)(req + 1), **found = NULL;
+	int i;
+
+	for (i = 0; i < NW_AIO_KIOCB_SCAN; i++) {
+		if (w[i] == kcopy) {
+			if (found)
+				return NULL;
+			found = &w[i];
+		}
+	}
+	return found;
+}
+#else
+static inline void **nw_aio_user_iocb_slot(struct kiocb *req,
+					   const void *kcopy)
+{
+	return req->ki_obj.user == kcopy ?
+	       (void __force **)&req->ki_obj.user : NULL;
+}
+#endif
+
+/*
+ * aio_run_iocb(): before 3.11 (RHEL/CentOS 7's 3.10) it takes the request
+ * alone, its opcode and buffer on the kiocb; from 3.11 to 4.8 it takes
+ * them as arguments (req, opcode, buf, len, compat on 4.4); from 4.9 it is
+ * gone (aio_read()/aio_write()).
+ */
+#define NW_AIO_RUN_IOCB_REQ_ONLY \
+	(LINUX_VERSION_CODE < KERNEL_VERSION(3, 11, 0))
 
 #endif /* NOWAIT_AIO_COMPAT_NOWAIT_H */

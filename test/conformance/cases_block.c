@@ -209,6 +209,11 @@ static void queue_full_legacy(struct nw_ctx *c)
 		nw_skip(c, "the legacy request path was removed in 5.0");
 		return;
 	}
+	if (c->env->kver < KV(4, 4, 0)) {
+		/* seen with and without the module (issue #14) */
+		nw_skip(c, "RHEL 7.9's null_blk strands a legacy queue's timer-completed requests (io_destroy hangs, also without the module)");
+		return;
+	}
 	queue_full(c, 1);
 }
 

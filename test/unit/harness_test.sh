@@ -69,12 +69,16 @@ t vm.profiles profiles
 dkms_current() { nw_dkms_conf "$top/dkms.conf" | diff "$top/dkms.conf" -; }
 t series.dkms-conf-current dkms_current
 dkms_regex() {
-	local re s
+	local re s r
 	re=$(nw_dkms_regex)
 	for s in $(nw_series module); do
-		[[ "$s.0-1-amd64" =~ $re ]] || { echo "$re misses $s"; return 1; }
+		case $s in
+		*/*) r=${s%/*}.0-1160.${s#*/}.x86_64 ;;	# 3.10/el7
+		*) r=$s.0-1-amd64 ;;
+		esac
+		[[ "$r" =~ $re ]] || { echo "$re misses $s ($r)"; return 1; }
 	done
-	for s in 3.10.0 4.1.0 4.5.0 4.13.0 4.14.67 4.120.1 6.1.0-18-amd64; do
+	for s in 3.10.0 3.10.0-1-amd64 4.1.0 4.5.0 4.13.0 4.14.67 4.120.1 6.1.0-18-amd64; do
 		! [[ $s =~ $re ]] || { echo "$re takes $s"; return 1; }
 	done
 }
@@ -86,7 +90,7 @@ readme_module_series() {
 		grep -o -E '[0-9]+\.[0-9]+' | sort -u -V
 }
 readme_series() {
-	diff <(nw_series module | sort -u -V) <(readme_module_series) || return 1
+	diff <(nw_series module | sed 's,/.*,,' | sort -u -V) <(readme_module_series) || return 1
 	local s
 	for s in $(nw_series none); do
 		sed -n '/^## Supported kernels/,/^## /p' "$top/README.md" | grep -q "^| ${s}[ .]" ||

@@ -148,6 +148,8 @@ echo 0 > $k/fault_inject
 st() { sed -n "s/^hook $1 \([a-z]*\).*/\1/p" $k/features; }
 ah=aio_write	# before 4.9 the request hook is aio_run_iocb
 [ "$(st aio_write)" = off ] && ah=aio_run_iocb
+ew=ext4_file_write_iter	# RHEL/CentOS 7's 3.10: ext4_file_write
+[ -z "$(st $ew)" ] && ew=ext4_file_write
 idle0=$(cat $k/hook_idle_ms)
 echo 100 > $k/hook_idle_ms
 sleep 1
@@ -158,11 +160,11 @@ w0=$(cat $k/eagain_warmup)
 r0=$(/nwconf fs.ext4.overwrite | grep -c '^not ok.*EAGAIN')
 w1=$(($(cat $k/eagain_warmup) - w0))
 sleep 1
-s2=$(st $ah)/$(st ext4_file_write_iter)
+s2=$(st $ah)/$(st $ew)
 r1=$(/nwconf fs.ext4.overwrite fs.ext4.hole-write | grep -c '^ok')
 echo 100 > $k/hook_idle_ms
 sleep 1
-s3=$(st $ah)/$(st ext4_file_write_iter)/$(st do_io_submit)
+s3=$(st $ah)/$(st $ew)/$(st do_io_submit)
 echo 0 > $k/hook_idle_ms
 s4=$(st $ah)
 r2=$(/nwconf fs.ext4.hole-write fs.ext4.overwrite fs.xfs.hole-write read.ext4.dio-dirty-page | grep -c '^ok')

@@ -303,16 +303,25 @@ if [ -n "${NOWAIT_IMAGES_FROM:-}" ]; then
 	cp -r "$NOWAIT_IMAGES_FROM/9p/." "$out/9p/"
 else
 truncate -s 512M "$out/ext4.img" "$out/xfs.img" "$out/btrfs.img"
-mkfs.ext4 -q -F -O ^orphan_file,^metadata_csum_seed "$out/ext4.img" ||
-	mkfs.ext4 -q -F "$out/ext4.img" || die "mkfs.ext4 failed"
-# XFS reflink arrived in 4.9 and the btrfs free-space tree in 4.5
-xfs_reflink=1
+# XFS reflink arrived in 4.9 and the btrfs free-space tree in 4.5; before
+# 4.4 (RHEL/CentOS 7's 3.10) no ext4 metadata checksums or 64-bit block
+# numbers, no XFS free-inode btree or sparse inodes, no btrfs no-holes
+ext4_off=^orphan_file,^metadata_csum_seed
+xfs_reflink=1 xfs_old=""
 btrfs_opts=""
 if ! nw_kver_ge "$release" 4 9; then
 	xfs_reflink=0
 	btrfs_opts="-R ^free-space-tree"
 fi
-mkfs.xfs -q -f -m bigtime=0,inobtcount=0,reflink=$xfs_reflink "$out/xfs.img" ||
+if ! nw_kver_ge "$release" 4 4; then
+	ext4_off=$ext4_off,^metadata_csum,^64bit
+	xfs_old=",finobt=0 -i sparse=0"
+	btrfs_opts="$btrfs_opts -O ^no-holes"
+fi
+mkfs.ext4 -q -F -O "$ext4_off" "$out/ext4.img" ||
+	mkfs.ext4 -q -F "$out/ext4.img" || die "mkfs.ext4 failed"
+# shellcheck disable=SC2086
+mkfs.xfs -q -f -m bigtime=0,inobtcount=0,reflink=$xfs_reflink$xfs_old "$out/xfs.img" ||
 	die "mkfs.xfs failed"
 # shellcheck disable=SC2086
 mkfs.btrfs -q -f $btrfs_opts "$out/btrfs.img" >/dev/null || die "mkfs.btrfs failed"
