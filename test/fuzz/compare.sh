@@ -86,14 +86,16 @@ function explain(fs, q, m, n) {
 	wrote = 0
 	if (is_read(q) && nowait(q) && fd_of(q) == "buffered" && m == 0 && n == -11 && (lay(q) ~ /g|e/ || off(q) >= 4194304))
 		return "NOWAIT buffered read at EOF: 4.14 says EAGAIN, later upstream 0 (6.1 verified)"
-	if (mkv ~ /^4\.[0-6]\./ && is_write(q) && syncs(q) && fd_of(q) == "special" && m == -95)
+	if (mkv ~ /^(3\.|4\.[0-6]\.)/ && is_write(q) && syncs(q) && fd_of(q) == "special" && m == -95)
 		return "RWF_DSYNC/RWF_SYNC before 4.7 on a file the module does not hook: EOPNOTSUPP (no per-request sync in these kernels; README: Supported kernels)"
-	if (mkv ~ /^4\.[0-5]\./ && q ~ /op=-[12] / && m == -38) {
+	if (mkv ~ /^(3\.|4\.[0-5]\.)/ && q ~ /op=-[12] / && m == -38) {
 		wrote = is_write(q) && n > 0
 		return "preadv2/pwritev2 before 4.6: ENOSYS (no such system calls; README: Supported kernels)"
 	}
 	if (mkv ~ /^4\.9\./ && is_read(q) && fd_of(q) == "direct" && lay(q) ~ /g/ && unaligned(q) && ((fs == "ext4" && m == 0 && n == -22) || (fs == "xfs" && m == -22 && n == 0)))
 		return "direct read starting past EOF with segments or a buffer the device cannot take: 4.9 answers by its own plain path (ext4 0: the EOF test of its ext4_direct_IO_read(); XFS EINVAL: fs/direct-io.c tests alignment first), 4.14 the other way (ext4 EINVAL: fs/direct-io.c; XFS 0: iomap_dio_rw() tests EOF first); not a NOWAIT rule"
+	if (mkv ~ /^3\./ && is_read(q) && fs == "xfs" && fd_of(q) ~ /direct|ro/ && lay(q) ~ /g/ && unaligned(q) && m == -22 && n == 0)
+		return "XFS direct read starting past EOF with an offset, segments or a buffer the device cannot take: xfs_file_dio_aio_read() of 3.10 tests alignment first (EINVAL), iomap_dio_rw() of 4.14 EOF first (0); with or without NOWAIT, not a NOWAIT rule"
 	if (is_write(q) && nowait(q) && fs == "xfs" && m == -11 && n > 0 && n < len(q))
 		{ wrote = 1; return "XFS partial NOWAIT write: 4.14 writes part, then EAGAIN (fixed 5.10, 883a790a8440)" }
 	if (is_write(q) && nowait(q) && fs == "btrfs" && m == -11 && n == len(q) && lay(q) ~ /h/)
