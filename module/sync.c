@@ -38,6 +38,8 @@ struct nw_sync_req {
 
 static DEFINE_HASHTABLE(nw_sync_hash, 6);
 static DEFINE_SPINLOCK(nw_sync_lock);
+/* requests in the hash: one load tells a completion there are none */
+static unsigned int nw_sync_count;
 static struct workqueue_struct *nw_sync_wq;
 
 #if NW_COMPLETE_BY_HOOK
@@ -53,7 +55,7 @@ static void (*nw_orig_aio_complete)(struct kiocb *, long, long);
 static void nw_sync_range(struct kiocb *req, struct nw_sync_req *s, long res,
 			  loff_t *start, loff_t *end)
 {
-	if (NW_KIOCB_FLAGS) {
+	if (NW_COMPLETION_MOVES_POS) {
 		*start = req->ki_pos - res;
 		*end = req->ki_pos - 1;
 	} else {
@@ -194,6 +196,7 @@ bool nw_defer_sync(struct kiocb *req, bool datasync, bool nowait)
 	nw_sync_hold(req, s);
 	spin_lock_irqsave(&nw_sync_lock, irqflags);
 	hash_add(nw_sync_hash, &s->node, (unsigned long)req);
+	WRITE_ONCE(nw_sync_count, nw_sync_count + 1);
 	spin_unlock_irqrestore(&nw_sync_lock, irqflags);
 	nw_req_flags_set(req, NW_IOCB_DSYNC_DEFERRED);
 	return true;
@@ -208,6 +211,7 @@ static struct nw_sync_req *nw_sync_take(struct kiocb *req)
 	hash_for_each_possible(nw_sync_hash, s, node, (unsigned long)req) {
 		if (s->req == req) {
 			hash_del(&s->node);
+			WRITE_ONCE(nw_sync_count, nw_sync_count - 1);
 			found = s;
 			break;
 		}
@@ -261,7 +265,8 @@ void nw_defer_sync_cancel(struct kiocb *req)
 static void nw_aio_complete(struct kiocb *req, long res, long res2)
 {
 	nw_enter();
-	if (likely(hash_empty(nw_sync_hash)) || !nw_sync_queue(req, res, res2))
+	if (likely(!READ_ONCE(nw_sync_count)) ||
+	    !nw_sync_queue(req, res, res2))
 		nw_orig_aio_complete(req, res, res2);
 	nw_exit();
 }

@@ -11,6 +11,8 @@
 #include <linux/pagevec.h>
 #include <linux/version.h>
 
+#include "nowait.h"
+
 /*
  * Is the inode lock free right now?  Taken and dropped at once.  It is
  * i_rwsem from 4.7; before that the i_mutex, which a shared taker (XFS's
@@ -109,8 +111,7 @@ struct nw_map {
 };
 
 /* iomap arrived in 4.8; RHEL 7 has a backport (7.9: XFS's, ext4's DAX) */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 8, 0) || \
-	(defined(RHEL_MAJOR) && RHEL_MAJOR == 7)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 8, 0) || NW_RHEL7
 #include <linux/iomap.h>
 
 static inline int nw_iomap_report(const void *iomap_ops, struct inode *inode,

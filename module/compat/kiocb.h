@@ -37,6 +37,13 @@
  */
 #define NW_COMPLETE_BY_HOOK (!NW_KIOCB_FLAGS)
 
+/*
+ * Does an async direct write's completion move ki_pos past what it wrote
+ * (4.1's dio_complete(), with ki_complete)?  3.10's leaves it where the
+ * write began.
+ */
+#define NW_COMPLETION_MOVES_POS NW_KIOCB_FLAGS
+
 #if !NW_KIOCB_FLAGS
 /* upstream's values (4.1+), for the module's records */
 #define IOCB_APPEND	(1 << 1)
