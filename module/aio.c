@@ -5,24 +5,25 @@
  * A pre-4.13 kernel refuses an iocb whose aio_reserved1 is set with EINVAL,
  * in io_submit_one(), which is inlined into do_io_submit().  The kernel's
  * own do_io_submit() submits the runs of iocbs without flags.  The module
- * takes each iocb that carries flags: it checks it as 4.14's
- * io_submit_one() would (same errors, same order, same channel), then
- * hands the kernel a kernel-space copy with the flags cleared and
- * remembers the flags for this task.  The kernel's aio_read()/aio_write()
- * (hooked) then store aio_key, put the flags on the kiocb and point the
- * request back at the caller's iocb, so the completion event's obj is the
- * caller's pointer.  The caller's iocb is never written except for
- * aio_key, as the kernel always does.  One kernel pass per flagged iocb:
- * while the hooks are in, the module looks at the iocb in front before the
- * kernel does; while they are out, the kernel goes first and the module
- * looks where it stopped.
+ * takes each iocb that carries flags: it checks what 4.14's io_submit_one()
+ * checks before the kernel would (same errors, same order, same channel),
+ * clears the flags word in the caller's own iocb and has the kernel submit
+ * that one iocb, from the caller's own array, with the caller's address
+ * limit: the module never changes the address limit, so every pointer and
+ * id reaches the kernel as the caller's.  The kernel's aio_read()/
+ * aio_write() (hooked from load to unload) then put the flags back into
+ * the caller's iocb before the file sees the request (so before it can
+ * complete and the caller reuse the iocb), check them against the file and
+ * put them on the kiocb.  Meanwhile another thread of the caller reading
+ * that iocb sees its flags word 0.  One kernel pass per flagged iocb:
+ * while the hooks below are in, the module looks at the iocb in front
+ * before the kernel does; while they are out, the kernel goes first and
+ * the module looks where it stopped.
  *
  * Cost for iocbs without flags: the do_io_submit trampoline, two reads of
  * user memory (the first iocb's pointer and flags word) while the hooks
- * are in, then the kernel's path unchanged.  The aio_read()/aio_write()
- * hooks are live only while flagged requests are about (demand.c); then
- * they cost plain requests one read of their task's bucket of marks
- * (task.c).
+ * below are in, then the kernel's path, with the aio_read()/aio_write()
+ * trampolines, each one read of the task's bucket of marks (task.c).
  */
 #include <linux/aio_abi.h>
 #include <linux/aio.h>
@@ -44,32 +45,36 @@ static ssize_t (*nw_orig_aio_run_iocb)(struct kiocb *, unsigned int,
 				       char __user *, size_t, bool);
 #endif
 
-/* One substituted iocb being submitted by one task. */
+/*
+ * One flagged iocb being submitted by one task.  The kernel reads the
+ * caller's own iocb, with the caller's address limit, while its flags word
+ * is cleared; the module puts the flags back before the request can
+ * complete (nw_subst_restore()).
+ */
 struct nw_subst {
 	struct nw_mark mark;	/* first: found by the task's mark */
 	unsigned int flags;
-	struct iocb *kcopy;
 	struct iocb __user *uptr;
-	nw_addr_limit_t user_limit;
+	u32 key;		/* the caller's aio_key, before the kernel's */
+	bool restored;		/* the caller's flags are back */
+	bool warmup;		/* NOWAIT, the per-request hooks out: refuse */
 	struct nw_req_rec rec;	/* its flags, where the kiocb has none */
 };
 
 static struct nw_marks nw_subst_marks = NW_MARKS_INIT(nw_subst_marks);
 
 /*
- * The request's pointer to the user's iocb (struct aio_kiocb's ki_user_iocb,
- * private to fs/aio.c) holds the address of our kernel copy.  Find it by
- * that unique value, rather than trusting a layout, and point it at the
- * caller's iocb (nw_aio_user_iocb_slot(), compat/nowait.h).
+ * Put the caller's flags back, once: from the request's hook, before the
+ * file can complete it (after that the caller may reuse the iocb), or
+ * after the kernel's submission when the hook never ran.  It fails only
+ * for a caller that unmapped its own iocb meanwhile.
  */
-static int nw_fix_user_iocb(struct kiocb *req, struct nw_subst *s)
+static void nw_subst_restore(struct nw_subst *s)
 {
-	void **slot = nw_aio_user_iocb_slot(req, s->kcopy);
-
-	if (!slot)
-		return -EINVAL;
-	*slot = (void __force *)s->uptr;
-	return 0;
+	if (s->restored)
+		return;
+	s->restored = true;
+	(void)put_user(s->flags, &NW_IOCB_RW_FLAGS(s->uptr));
 }
 
 /*
@@ -87,124 +92,135 @@ static int nw_check_flags(struct file *file, unsigned int flags)
 }
 
 /*
- * Will the kernel's write function go as far as the write?  It answers
- * EBADF for a file not open for writing and EINVAL for one without
- * write_iter first (4.14's aio_write(), and aio_run_iocb() before 4.9):
- * the module's own refusal of the sync flags must not come before those.
+ * Will the kernel's function go as far as the file's read or write?  It
+ * answers EBADF for a file not open that way and EINVAL for one without
+ * the operation first (4.14's aio_read()/aio_write(), and aio_run_iocb()
+ * before 4.9): the module's own answers must not come before those.
  */
-static bool nw_kernel_would_write(struct file *file)
+static bool nw_kernel_would_rw(struct file *file, bool write)
 {
-	return (file->f_mode & FMODE_WRITE) && NW_FOP_WRITE(file->f_op);
+	if (write)
+		return (file->f_mode & FMODE_WRITE) && NW_FOP_WRITE(file->f_op);
+	return (file->f_mode & FMODE_READ) && NW_FOP_READ(file->f_op);
+}
+
+/* One run of the kernel's function for the flagged request. */
+struct nw_run {
+	struct nw_subst *s;
+	bool deferred;		/* the module syncs it (sync.c) */
+	bool complete;		/* refused: complete it with the answer */
+};
+
+/*
+ * The deferred sync: the kernel cannot sync this write itself (or would do
+ * it from interrupt context), so the module syncs it where it hooks the
+ * file's write_iter, and refuses the flag elsewhere.  0, or the errno.
+ */
+static ssize_t nw_aio_sync_begin(struct kiocb *req, struct nw_run *run,
+				 unsigned int *flags)
+{
+	if (!nw_can_defer_sync(req)) {
+		nw_count(NW_CNT_EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
+	if (!nw_defer_sync(req, !(*flags & RWF_SYNC), *flags & RWF_NOWAIT))
+		return (*flags & RWF_NOWAIT) ? -EAGAIN : -ENOMEM;
+	run->deferred = true;
+	*flags &= ~(RWF_DSYNC | RWF_SYNC);
+	return 0;
 }
 
 /*
- * Before the kernel's per-request function runs for the substituted iocb:
- * the event's obj, then the flags onto the kiocb.  0, or the errno the
- * request fails with.
+ * Before the kernel's per-request function runs for the flagged request:
+ * the caller's flags back, checked against the file the kernel has just
+ * got, then onto the kiocb.  0, or the errno the request fails with
+ * (run->complete: through its completion event, as 4.14 delivers a
+ * filesystem's EAGAIN).
  */
-static ssize_t nw_aio_begin(struct kiocb *req, struct nw_subst *s, bool write,
-			    bool *deferred)
+static ssize_t nw_run_begin(struct nw_run *run, struct kiocb *req, bool write)
 {
+	struct nw_subst *s = run->s;
 	unsigned int flags = s->flags;
+	ssize_t ret;
 
-	*deferred = false;
-	/*
-	 * 4.14 checks the flags against the file the kernel has just got,
-	 * then stores aio_key, before the opcode's work; here the kernel has
-	 * proved the context, the request slot, the fd and the eventfd.
-	 */
-	if (nw_check_flags(req->ki_filp, flags))
+	run->deferred = false;
+	run->complete = false;
+	nw_subst_restore(s);
+	nw_req_begin(&s->rec, req);
+	/* 4.14 checks the flags before it stores aio_key; this kernel did */
+	if (nw_check_flags(req->ki_filp, flags)) {
+		(void)put_user(s->key, &s->uptr->aio_key);
 		return -EOPNOTSUPP;
-	if (put_user(KIOCB_KEY, &s->uptr->aio_key))
-		return -EFAULT;
-	if (nw_fix_user_iocb(req, s)) {
-		pr_warn_once("aio request layout not recognised; refusing aio_rw_flags\n");
-		return -EINVAL;
+	}
+	if (!nw_kernel_would_rw(req->ki_filp, write))
+		return 0;	/* the kernel's own EBADF or EINVAL */
+	if (s->warmup) {
+		run->complete = true;
+		return -EAGAIN;
 	}
 	if (write && (flags & (RWF_DSYNC | RWF_SYNC)) &&
-	    nw_kernel_would_write(req->ki_filp) && nw_sync_by_module(req)) {
-		/*
-		 * The kernel cannot sync this write itself (or would do it
-		 * from interrupt context): the module syncs it where it
-		 * hooks the file's write_iter, and refuses the flag
-		 * elsewhere.
-		 */
-		if (!nw_can_defer_sync(req)) {
-			nw_count(NW_CNT_EOPNOTSUPP);
-			return -EOPNOTSUPP;
-		}
-		if (!nw_defer_sync(req, !(flags & RWF_SYNC),
-				   flags & RWF_NOWAIT))
-			return (flags & RWF_NOWAIT) ? -EAGAIN : -ENOMEM;
-		*deferred = true;
-		flags &= ~(RWF_DSYNC | RWF_SYNC);
+	    nw_sync_by_module(req)) {
+		ret = nw_aio_sync_begin(req, run, &flags);
+		if (ret)
+			return ret;
 	}
 	nw_apply_rw_flags(req, flags);
 	return 0;
 }
 
 /*
- * After it: a negative return other than -EIOCBQUEUED means the request
- * was never queued (or its write_iter already finished the deferred sync),
- * and the request is still ours to look at.  A zero or positive return
- * may mean it is queued and already completed: never touch it then.
+ * After it (@called: it ran and returned @ret), or after a refusal.  A
+ * negative return other than -EIOCBQUEUED means the request was never
+ * queued (or its write_iter already finished the deferred sync), and it is
+ * still ours to look at.  A zero or positive return may mean it is queued
+ * and already completed: never touch it then.
  */
-static void nw_aio_end(struct kiocb *req, bool deferred, ssize_t ret)
-{
-	if (deferred && ret < 0 && ret != -EIOCBQUEUED)
-		nw_defer_sync_cancel(req);
-}
-
-/* One run of the kernel's function for the substituted request. */
-struct nw_run {
-	struct nw_subst *s;
-	nw_addr_limit_t kernel_limit;
-	bool deferred;
-};
-
-/* Before it: 0 to call it, or the errno the request fails with. */
-static ssize_t nw_run_begin(struct nw_run *run, struct kiocb *req, bool write)
-{
-	struct nw_subst *s = run->s;
-
-	/* back to the caller's address limit: aio_key and its buffers */
-	run->kernel_limit = get_fs();
-	nw_addr_limit_restore(s->user_limit);
-	nw_req_begin(&s->rec, req);
-	return nw_aio_begin(req, s, write, &run->deferred);
-}
-
-/* After it (@called: it ran and returned @ret), or after a refusal. */
 static void nw_run_end(struct nw_run *run, struct kiocb *req, bool called,
 		       ssize_t ret)
 {
-	if (called)
-		nw_aio_end(req, run->deferred, ret);
+	if (called && run->deferred && ret < 0 && ret != -EIOCBQUEUED)
+		nw_defer_sync_cancel(req);
 	nw_req_end(&run->s->rec);
-	nw_addr_limit_restore(run->kernel_limit);
 }
+
+/*
+ * The kernel's function for a request of this task, @call(@req, @args):
+ * with the flags when it is the flagged one.  A refusal through the event
+ * completes the request here and reports it submitted, as the kernel's
+ * function does for a request that did not queue itself.
+ */
+#define NW_RUN_FLAGGED(req, write, call)				\
+({									\
+	struct nw_run __run;						\
+	bool __called;							\
+	ssize_t __ret;							\
+									\
+	__run.s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);	\
+	if (likely(!__run.s)) {						\
+		__ret = (call);						\
+	} else {							\
+		__ret = nw_run_begin(&__run, (req), (write));		\
+		__called = !__ret;					\
+		if (__called)						\
+			__ret = (call);					\
+		nw_run_end(&__run, (req), __called, __ret);		\
+		if (__run.complete) {					\
+			nw_aio_complete_req((req), __ret);		\
+			__ret = 0;					\
+		}							\
+	}								\
+	__ret;								\
+})
 
 static ssize_t nw_aio_rw(struct kiocb *req, struct iocb *iocb, bool vectored,
 			 bool compat, bool write,
 			 ssize_t (*orig)(struct kiocb *, struct iocb *, bool,
 					 bool))
 {
-	struct nw_run run;
-	bool called;
 	ssize_t ret;
 
 	nw_enter();
-	run.s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);
-	if (likely(!run.s)) {
-		ret = orig(req, iocb, vectored, compat);
-		goto out;
-	}
-	ret = nw_run_begin(&run, req, write);
-	called = !ret;
-	if (called)
-		ret = orig(req, iocb, vectored, compat);
-	nw_run_end(&run, req, called, ret);
-out:
+	ret = NW_RUN_FLAGGED(req, write, orig(req, iocb, vectored, compat));
 	nw_exit();
 	return ret;
 }
@@ -246,22 +262,11 @@ static bool nw_opcode_writes(unsigned int opcode)
 
 static ssize_t nw_aio_run_iocb(NW_AIO_RUN_ARGS)
 {
-	struct nw_run run;
-	bool called;
 	ssize_t ret;
 
 	nw_enter();
-	run.s = (struct nw_subst *)nw_mark_find(&nw_subst_marks);
-	if (likely(!run.s)) {
-		ret = NW_AIO_RUN_CALL;
-		goto out;
-	}
-	ret = nw_run_begin(&run, req, nw_opcode_writes(NW_AIO_RUN_OPCODE));
-	called = !ret;
-	if (called)
-		ret = NW_AIO_RUN_CALL;
-	nw_run_end(&run, req, called, ret);
-out:
+	ret = NW_RUN_FLAGGED(req, nw_opcode_writes(NW_AIO_RUN_OPCODE),
+			     NW_AIO_RUN_CALL);
 	nw_exit();
 	return ret;
 }
@@ -320,67 +325,105 @@ static bool nw_rw_opcode(u16 opcode)
 	       opcode == IOCB_CMD_PREADV || opcode == IOCB_CMD_PWRITEV;
 }
 
+/* 4.14 looks the context up before it reads an iocb: 0 or EINVAL. */
+static long nw_check_ctx(aio_context_t ctx_id, bool compat)
+{
+	/* nr = 0 submits nothing; the caller's own address limit */
+	return nw_orig_do_io_submit(ctx_id, 0, NULL, compat);
+}
+
 /*
- * The answers that come before the kernel's submission.  4.14 looks the
- * context up before it reads an iocb, so an invalid context is the answer
- * whenever there is another one: the kernel is asked about the context
- * (nr = 0 submits nothing) only on those paths.  On the usual one (a valid
- * read or write, hooks in) the submission itself proves the context, the
- * slot, the fd and the eventfd, and the aio_read/aio_write hook checks the
- * flags and stores aio_key.  The warm-up refusal is counted by
- * nw_demand_get(); a context that goes invalid just after the hint said
- * "hooks in" can then get EAGAIN where 4.14 says EINVAL.
+ * The answers that come before the kernel's submission.  The aio_read/
+ * aio_write hook checks the flags of a read or write against the file the
+ * kernel got; the module answers for the other opcodes, whose function it
+ * does not hook.  An invalid context is the answer whenever there is
+ * another one.
  */
 static long nw_flagged_first_answer(aio_context_t ctx_id,
-				    struct iocb __user *uptr,
-				    const struct iocb *copy, bool compat)
+				    const struct iocb *copy, bool rw,
+				    bool compat)
 {
-	bool rw = nw_rw_opcode(copy->aio_lio_opcode);
-	bool hot = rw && nw_demand_hot();
 	long ret = nw_check_fields(copy);
 
-	if (!ret && !hot)
+	if (!ret && !rw)
 		ret = nw_check_files(copy);
-	if (ret || !hot) {
-		long ctx_err = nw_orig_do_io_submit(ctx_id, 0, NULL, compat);
+	if (ret) {
+		long ctx_err = nw_check_ctx(ctx_id, compat);
 
 		if (ctx_err)
 			return ctx_err;
 	}
-	/* the kernel answers EINVAL for the opcode, after the store */
-	if (!ret && !rw && put_user(KIOCB_KEY, &uptr->aio_key))
-		ret = -EFAULT;
-	return ret ? ret : nw_demand_get();
+	return ret;
 }
 
 /*
- * Submit the one iocb at @uptr that carries flags, from the module's copy
- * (its flags cleared on the way).  Returns 1 or -errno.
+ * The per-request hooks, for a read or write: a NOWAIT one that finds them
+ * out is refused (s->warmup: through its event, by the aio hook) while
+ * they go in; any other waits for them, as a plain request may.
+ */
+static int nw_subst_demand(struct nw_subst *s)
+{
+	int err;
+
+	if (!(s->flags & RWF_NOWAIT))
+		return nw_demand_get_wait();
+	err = nw_demand_get();
+	if (err != -EAGAIN)
+		return err;
+	s->warmup = true;
+	return 0;
+}
+
+/* The caller's iocb cannot be written: 4.14's answer, its EFAULT last. */
+static long nw_unwritable_answer(aio_context_t ctx_id,
+				 const struct iocb *copy, bool compat)
+{
+	long ret = nw_check_ctx(ctx_id, compat);
+
+	if (!ret)
+		ret = nw_check_files(copy);
+	return ret ? ret : -EFAULT;
+}
+
+/*
+ * Submit the one iocb that carries flags (@uptr, found at @at; @copy read
+ * from it).  The kernel reads it from the caller's memory while its flags
+ * word is 0: no address limit is changed, so every pointer and id in it
+ * reaches the kernel as the caller's.  Returns 1 or -errno.
  */
 static long nw_submit_flagged(aio_context_t ctx_id,
-			      struct iocb __user *uptr, struct iocb *copy,
-			      bool compat)
+			      struct iocb __user *__user *at,
+			      struct iocb __user *uptr,
+			      const struct iocb *copy, bool compat)
 {
-	struct iocb __user *ptrs[1];
 	struct nw_subst s = {
 		.flags = NW_IOCB_RW_FLAGS(copy),
-		.kcopy = copy,
 		.uptr = uptr,
+		.key = copy->aio_key,
 	};
+	bool rw = nw_rw_opcode(copy->aio_lio_opcode);
+	bool held = false;
 	long ret;
 
-	ret = nw_flagged_first_answer(ctx_id, uptr, copy, compat);
+	ret = nw_flagged_first_answer(ctx_id, copy, rw, compat);
+	if (!ret && rw) {
+		ret = nw_subst_demand(&s);
+		held = !ret && !s.warmup;
+	}
 	if (ret)
 		return ret;
-	NW_IOCB_RW_FLAGS(copy) = 0;
-	ptrs[0] = (struct iocb __user *)copy;
+	if (put_user(0, &NW_IOCB_RW_FLAGS(uptr))) {
+		s.restored = true;
+		ret = nw_unwritable_answer(ctx_id, copy, compat);
+		goto out;
+	}
 	nw_mark_push(&nw_subst_marks, &s.mark);
-	s.user_limit = nw_kernel_ds_enter();
-	ret = nw_orig_do_io_submit(ctx_id, 1,
-				   (struct iocb __user *__user *)ptrs, compat);
-	nw_addr_limit_restore(s.user_limit);
+	ret = nw_orig_do_io_submit(ctx_id, 1, at, compat);
 	nw_mark_pop(&nw_subst_marks, &s.mark);
-	nw_demand_put();
+	nw_subst_restore(&s);
+out:
+	if (held)
+		nw_demand_put();
 	return ret;
 }
 
@@ -401,7 +444,7 @@ static long nw_submit_if_flagged(aio_context_t ctx_id,
 	if (copy_from_user(&copy, uptr, sizeof(copy)) ||
 	    !NW_IOCB_RW_FLAGS(&copy))
 		return 0;
-	return nw_submit_flagged(ctx_id, uptr, &copy, compat);
+	return nw_submit_flagged(ctx_id, at, uptr, &copy, compat);
 }
 
 /*
@@ -453,9 +496,11 @@ out:
 
 static struct nw_hook nw_aio_hooks[] = {
 	NW_HOOK("aio_read", nw_aio_read, nw_orig_aio_read, NW_REQUIRED,
-		"io_submit: flags onto read requests", .has_standin = true),
+		"io_submit: flags onto read requests", .entry = true,
+		.has_standin = true),
 	NW_HOOK("aio_write", nw_aio_write, nw_orig_aio_write, NW_REQUIRED,
-		"io_submit: flags onto write requests", .has_standin = true),
+		"io_submit: flags onto write requests", .entry = true,
+		.has_standin = true),
 	NW_HOOK("do_io_submit", nw_do_io_submit, nw_orig_do_io_submit,
 		NW_REQUIRED, "io_submit: aio_rw_flags", .entry = true),
 };
@@ -464,7 +509,7 @@ static struct nw_hook nw_aio_hooks[] = {
 static struct nw_hook nw_aio_standins[] = {
 	NW_HOOK("aio_run_iocb", nw_aio_run_iocb,
 		nw_orig_aio_run_iocb, NW_REQUIRED,
-		"io_submit: flags onto requests"),
+		"io_submit: flags onto requests", .entry = true),
 };
 
 const struct nw_part nw_aio_part = {

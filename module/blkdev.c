@@ -4,8 +4,10 @@
  *  - a buffered NOWAIT write: blkdev_write_iter()'s own answers first
  *    (EPERM on a read-only device, 0 for an empty write, ENOSPC at or past
  *    the end), then EOPNOTSUPP;
- *  - a direct one must not sleep for a free request or tag (the 4.13
- *    series, with 5.10's f8b78caf21d5 for raw devices).  With the block
+ *  - a direct one whose range has page-cache pages is refused
+ *    (generic_file_direct_write(), 4.14), and it must not sleep for a
+ *    free request or tag (the 4.13 series, with 5.10's f8b78caf21d5 for
+ *    raw devices).  With the block
  *    layer's per-bio no-wait allocation (block.c) it must fit one bio the
  *    queue will not split (6.2's 9cea62b2cbab and 67d59247d4b5), and its
  *    bio is marked for that allocation; without it, the queue's state
@@ -38,13 +40,29 @@ static struct request_queue *nw_blkdev_queue(struct nw_write *w)
 	return bdev_get_queue(I_BDEV(nw_bd_inode(w)));
 }
 
+/*
+ * generic_file_direct_write() (4.14): a NOWAIT write whose range has
+ * page-cache pages is refused, rather than written back and waited for.
+ */
+static bool nw_blkdev_cached(struct nw_write *w)
+{
+	loff_t pos = w->iocb->ki_pos;
+	loff_t end = min_t(loff_t, pos + w->count,
+			   i_size_read(nw_bd_inode(w)));
+
+	return nw_check_on[NW_CHECK_PAGECACHE] && end > pos &&
+	       nw_range_has_page(w->iocb->ki_filp->f_mapping, pos, end - 1);
+}
+
 static int nw_blkdev_direct(struct nw_write *w)
 {
+	if (nw_blkdev_cached(w))
+		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
 	if (!nw_check_on[NW_CHECK_CONGESTION])
 		return 0;
 	if (nw_perbio_nowait(w->q)) {
 		/* one bio, never split: EAGAIN means nothing written */
-		if (!nw_blkdev_single_bio(w->q, w->from))
+		if (!nw_blkdev_single_bio(w->q, w->from, w->iocb->ki_pos))
 			return nw_eagain(NW_CNT_EAGAIN_CONGESTION);
 	} else if (!nw_queue_has_room(w->q)) {
 		/* DIO through fs/direct-io.c (< 4.10): decide now */

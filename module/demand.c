@@ -45,7 +45,8 @@ unsigned int nw_hook_idle_ms = 10000;
 static DEFINE_PER_CPU(long, nw_demand_users);
 static DEFINE_PER_CPU(unsigned long, nw_demand_last);	/* jiffies of a put */
 bool nw_demand_on;		/* the demand set is live */
-static bool nw_demand_stopping;		/* unload: no more installs */
+/* unload, or not loaded yet: no more installs (nw_demand_init() clears) */
+static bool nw_demand_stopping = true;
 static int nw_demand_err;		/* the last install's error */
 static unsigned long nw_demand_installs;	/* for features */
 static u64 nw_demand_install_ns;		/* the last one's duration */
@@ -150,25 +151,33 @@ static void nw_demand_warmup(struct work_struct *work)
 	mutex_unlock(&nw_hooks_mutex);
 }
 
+/* The fast path: counted in while the demand set is live, or false. */
+static bool nw_demand_try_get(void)
+{
+	bool on;
+
+	preempt_disable();
+	/* acquire: pairs with the install's release, the hooks are in */
+	on = smp_load_acquire(&nw_demand_on);
+	if (likely(on))
+		__this_cpu_inc(nw_demand_users);
+	preempt_enable();
+	return on;
+}
+
 /*
- * Before a flagged request goes below the entry point: 0 with the demand
+ * Before a NOWAIT request goes below the entry point: 0 with the demand
  * set live until nw_demand_put(); -EAGAIN (counted as eagain_warmup) when
  * it is out, its install then queued; -EOPNOTSUPP when it cannot go in (the
- * module is being unloaded, or ftrace refused a hook the last time).
- * Never sleeps.
+ * module is not loaded yet or being unloaded, or ftrace refused a hook the
+ * last time).  Never sleeps.
  */
 int nw_demand_get(void)
 {
 	int err;
 
-	preempt_disable();
-	/* acquire: pairs with the install's release, the hooks are in */
-	if (likely(smp_load_acquire(&nw_demand_on))) {
-		__this_cpu_inc(nw_demand_users);
-		preempt_enable();
+	if (likely(nw_demand_try_get()))
 		return 0;
-	}
-	preempt_enable();
 	if (READ_ONCE(nw_demand_stopping))
 		return -EOPNOTSUPP;
 	/*
@@ -182,6 +191,26 @@ int nw_demand_get(void)
 		return err;
 	nw_count(NW_CNT_EAGAIN_WARMUP);
 	return -EAGAIN;
+}
+
+/*
+ * The same for a flagged request without RWF_NOWAIT, which may wait as
+ * the kernel's own path may: the demand set is put in here when it is
+ * out.  0, or -EOPNOTSUPP.  Sleeps; no lock held.
+ */
+int nw_demand_get_wait(void)
+{
+	int err;
+
+	if (likely(nw_demand_try_get()))
+		return 0;
+	mutex_lock(&nw_hooks_mutex);
+	/* under the mutex no remover runs: "on" holds until it is let go */
+	err = nw_demand_install_locked();
+	if (!err)
+		nw_demand_hold();
+	mutex_unlock(&nw_hooks_mutex);
+	return err;
 }
 
 /* One more hold, by a request that holds them already (sync.c) */

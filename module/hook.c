@@ -105,6 +105,30 @@ static unsigned long (*nw_ftrace_location)(unsigned long ip);
 static int (*nw_sym_size_offset)(unsigned long addr, unsigned long *size,
 				 unsigned long *offset);
 
+/* ftrace_set_filter_ip() adding @h's site to @ops (fault_step counts it) */
+static int nw_filter_add(struct ftrace_ops *ops, const struct nw_hook *h)
+{
+	int err = nw_fault_at("ftrace_set_filter_ip");
+
+	if (!err)
+		err = ftrace_set_filter_ip(ops, h->addr, 0, 0);
+	if (err)
+		pr_err("ftrace_set_filter_ip(%s) failed: %d\n", h->name, err);
+	return err;
+}
+
+/* register_ftrace_function() (fault_step counts it) */
+static int nw_ops_register(struct ftrace_ops *ops, const char *name)
+{
+	int err = nw_fault_at("register_ftrace_function");
+
+	if (!err)
+		err = register_ftrace_function(ops);
+	if (err)
+		pr_err("register_ftrace_function(%s) failed: %d\n", name, err);
+	return err;
+}
+
 /* a part's hook whose module is not loaded (yet, or any more) */
 static const char nw_reason_waiting[] = "waiting for its module";
 static const char nw_reason_standin[] = "absent; its stand-in is used";
@@ -315,11 +339,9 @@ static int nw_demand_filter_add(struct nw_hook *h)
 
 	if (h->filtered)
 		return 0;
-	err = ftrace_set_filter_ip(&nw_demand_ops, h->addr, 0, 0);
-	if (err) {
-		pr_err("ftrace_set_filter_ip(%s) failed: %d\n", h->name, err);
+	err = nw_filter_add(&nw_demand_ops, h);
+	if (err)
 		return err;
-	}
 	h->filtered = true;
 	h->live = nw_demand_registered;
 	nw_demand_nfiltered++;
@@ -353,12 +375,9 @@ static int nw_demand_ops_install(void)
 	}
 	if (!nw_demand_nfiltered)
 		return 0;
-	err = register_ftrace_function(&nw_demand_ops);
-	if (err) {
-		pr_err("register_ftrace_function(per-request hooks) failed: %d\n",
-		       err);
+	err = nw_ops_register(&nw_demand_ops, "per-request hooks");
+	if (err)
 		return err;
-	}
 	nw_demand_registered = true;
 	for (i = 0; i < nw_nr_demand; i++)
 		if (nw_demand_hooks[i]->filtered)
@@ -399,15 +418,11 @@ static int nw_hook_install(struct nw_hook *h)
 
 	h->ops.func = nw_thunk;
 	h->ops.flags = NW_FTRACE_FLAGS;
-	err = ftrace_set_filter_ip(&h->ops, h->addr, 0, 0);
-	if (err) {
-		pr_err("ftrace_set_filter_ip(%s) failed: %d\n", h->name, err);
+	err = nw_filter_add(&h->ops, h);
+	if (err)
 		return err;
-	}
-	err = register_ftrace_function(&h->ops);
+	err = nw_ops_register(&h->ops, h->name);
 	if (err) {
-		pr_err("register_ftrace_function(%s) failed: %d\n", h->name,
-		       err);
 		ftrace_set_filter_ip(&h->ops, h->addr, 1, 0);
 		return err;
 	}
@@ -678,7 +693,8 @@ static struct notifier_block nw_owner_nb = {
 /* Before the parts are resolved: no module event can be missed. */
 int nw_owners_init(void)
 {
-	return register_module_notifier(&nw_owner_nb);
+	return nw_fault_at("register_module_notifier") ?:
+	       register_module_notifier(&nw_owner_nb);
 }
 
 /* After the parts are installed: module events now attach. */

@@ -19,6 +19,9 @@ MODULE_PARM_DESC(enabled, "Start with RWF_NOWAIT support on (default 1); runtime
 module_param_named(fault_inject, nw_fault_inject, uint, 0444);
 MODULE_PARM_DESC(fault_inject, "Refuse one NOWAIT request in N with EAGAIN, for testing (default 0: off)");
 
+module_param_named(fault_step, nw_fault_step, uint, 0444);
+MODULE_PARM_DESC(fault_step, "Fail the Nth registration step (ftrace, sysfs, notifier) with -ENOMEM, for testing (default 0: off)");
+
 module_param_named(hook_idle_ms, nw_hook_idle_ms, uint, 0444);
 MODULE_PARM_DESC(hook_idle_ms, "Remove the per-request hooks after this many ms without a flagged request (default 10000; 0: keep them; runtime switch: /sys/kernel/nowait_aio/hook_idle_ms)");
 
@@ -60,8 +63,11 @@ static int __init nw_load_hooks(void)
 		}
 	}
 	mutex_unlock(&nw_hooks_mutex);
-	if (err)
+	if (err) {
 		nw_hooks_wait_idle();
+		/* nw_demand_init() has not run: no install was queued */
+		nw_demand_release();
+	}
 	return err;
 }
 

@@ -114,6 +114,7 @@ extern bool nw_unload_pinned;
 extern unsigned int nw_hook_idle_ms;
 #define NW_HOOK_IDLE_MS_MAX	3600000	/* an hour */
 int nw_demand_get(void);
+int nw_demand_get_wait(void);
 /*
  * Are the hooks in right now?  A hint for choosing a path, one load on
  * every io_submit (a request that sees true may still be refused by
@@ -238,7 +239,8 @@ struct blk_mq_tags;
 extern struct nw_marks nw_blk_marks;	/* inside a NOWAIT blkdev write */
 bool nw_queue_is_stacked(struct request_queue *q);
 bool nw_queue_has_room(struct request_queue *q);
-bool nw_blkdev_single_bio(struct request_queue *q, struct iov_iter *from);
+bool nw_blkdev_single_bio(struct request_queue *q, struct iov_iter *from,
+			  loff_t pos);
 bool nw_perbio_nowait(struct request_queue *q);
 void nw_queue_setup(bool perbio_mq, bool perbio_legacy,
 		    bool (*has_free_tags)(struct blk_mq_tags *tags));

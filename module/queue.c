@@ -57,14 +57,40 @@ bool nw_queue_has_room(struct request_queue *q)
 }
 
 /*
- * Can this raw block-device write go as one bio the queue will not split?
- * (one iovec segment per page at most, within max_sectors and BIO_MAX_PAGES)
+ * The segments of @from that hold data.  Before 4.19 (17d51b10d777) the
+ * raw block device's DIO fills each bio from one segment only.
  */
-bool nw_blkdev_single_bio(struct request_queue *q, struct iov_iter *from)
+static unsigned long nw_iter_data_segs(const struct iov_iter *from)
+{
+	size_t left = iov_iter_count(from), skip = from->iov_offset;
+	unsigned long i, n = 0;
+
+	if (!iter_is_iovec(from))
+		return from->nr_segs;
+	for (i = 0; i < from->nr_segs && left; i++, skip = 0) {
+		size_t len = from->iov[i].iov_len - skip;
+
+		if (len) {
+			n++;
+			left -= min(len, left);
+		}
+	}
+	return n;
+}
+
+/*
+ * Can this raw block-device write at @pos go as one bio the queue will not
+ * split?  One segment with data, within max_segments, BIO_MAX_PAGES and
+ * the sectors the queue takes there (max_sectors, a chunk boundary).  A
+ * second bio could be refused after the first was written.
+ */
+bool nw_blkdev_single_bio(struct request_queue *q, struct iov_iter *from,
+			  loff_t pos)
 {
 	size_t count = iov_iter_count(from);
 	unsigned long pages = iov_iter_npages(from, BIO_MAX_PAGES + 1);
 
-	return pages <= BIO_MAX_PAGES && pages <= queue_max_segments(q) &&
-	       (count >> 9) <= queue_max_sectors(q);
+	return nw_iter_data_segs(from) <= 1 && pages <= BIO_MAX_PAGES &&
+	       pages <= queue_max_segments(q) &&
+	       (count >> 9) <= nw_queue_max_sectors_at(q, pos >> 9);
 }

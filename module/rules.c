@@ -37,6 +37,24 @@ bool nw_inject_eagain(void)
 	return n && prandom_u32() % n == 0;
 }
 
+unsigned int nw_fault_step;
+static atomic_t nw_fault_steps = ATOMIC_INIT(0);
+
+/*
+ * fault_step=N: the Nth step that can fail (a registration with ftrace,
+ * sysfs or the module notifier, at load or later) fails with -ENOMEM, so
+ * that every error path is run on purpose.  0, or -ENOMEM.
+ */
+int nw_fault_at(const char *what)
+{
+	unsigned int n = READ_ONCE(nw_fault_step);
+
+	if (!n || atomic_inc_return(&nw_fault_steps) != n)
+		return 0;
+	pr_info("fault_step=%u: %s fails on purpose\n", n, what);
+	return -ENOMEM;
+}
+
 #if !NW_KIOCB_FLAGS
 static struct nw_marks nw_req_recs = NW_MARKS_INIT(nw_req_recs);
 

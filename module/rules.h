@@ -58,6 +58,8 @@ static inline int nw_eagain(enum nw_counter why)
 
 unsigned long nw_counter_sum(enum nw_counter c);
 bool nw_inject_eagain(void);
+extern unsigned int nw_fault_step;	/* the step that fails, for testing */
+int nw_fault_at(const char *what);
 
 /* memory on a NOWAIT request's path: no reclaim, no warning; none: EAGAIN */
 #define NW_GFP_NOWAIT	(GFP_NOWAIT | __GFP_NOWARN)

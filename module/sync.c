@@ -284,6 +284,8 @@ const struct nw_part nw_sync_part = {
 
 int nw_sync_init(void)
 {
+	if (nw_fault_at("alloc_workqueue"))
+		return -ENOMEM;
 	nw_sync_wq = alloc_workqueue("nowait_aio_sync", WQ_MEM_RECLAIM, 0);
 	return nw_sync_wq ? 0 : -ENOMEM;
 }

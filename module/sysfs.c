@@ -168,10 +168,14 @@ int nw_sysfs_init(void)
 {
 	int err;
 
+	if (nw_fault_at("kobject_create_and_add"))
+		return -ENOMEM;
 	nw_kobj = kobject_create_and_add("nowait_aio", kernel_kobj);
 	if (!nw_kobj)
 		return -ENOMEM;
-	err = sysfs_create_group(nw_kobj, &nw_group);
+	err = nw_fault_at("sysfs_create_group");
+	if (!err)
+		err = sysfs_create_group(nw_kobj, &nw_group);
 	if (err) {
 		kobject_put(nw_kobj);
 		nw_kobj = NULL;

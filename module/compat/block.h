@@ -52,6 +52,20 @@ static inline void nw_blk_mq_alloc_data_set_nowait(void *data)
 #define NW_GET_REQUEST_WRAPPER NULL
 #endif
 
+/*
+ * The sectors a bio at @sector may hold before the queue splits it at a
+ * chunk boundary (blk_max_size_offset(), 4.3+; chunk_sectors from 3.19).
+ */
+static inline unsigned int nw_queue_max_sectors_at(struct request_queue *q,
+						   sector_t sector)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 3, 0)
+	return blk_max_size_offset(q, sector);
+#else
+	return queue_max_sectors(q);
+#endif
+}
+
 /* __GFP_WAIT was renamed __GFP_DIRECT_RECLAIM in 4.4 */
 #ifdef __GFP_DIRECT_RECLAIM
 #define NW_GFP_DIRECT_RECLAIM __GFP_DIRECT_RECLAIM

@@ -22,6 +22,7 @@
 #ifndef NOWAIT_AIO_COMPAT_KIOCB_H
 #define NOWAIT_AIO_COMPAT_KIOCB_H
 
+#include <linux/aio.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -36,6 +37,16 @@
  * (sync.c).
  */
 #define NW_COMPLETE_BY_HOOK (!NW_KIOCB_FLAGS)
+
+/* Complete an aio request with @res, as the kernel's aio code does. */
+static inline void nw_aio_complete_req(struct kiocb *req, long res)
+{
+#if NW_KIOCB_FLAGS
+	req->ki_complete(req, res, 0);
+#else
+	aio_complete(req, res, 0);
+#endif
+}
 
 /*
  * Does an async direct write's completion move ki_pos past what it wrote

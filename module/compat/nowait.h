@@ -99,42 +99,6 @@
 #endif
 
 /*
- * Where the request keeps its pointer to the user's iocb, which holds the
- * module's copy's address @kcopy (a pointer to that word, or NULL).
- * struct aio_kiocb (private to fs/aio.c) from 4.4 to 4.12: the kiocb, then
- * seven words, ki_user_iocb the third.  The module looks for @kcopy in the
- * first four words after the kiocb, and no further: the debug kernel's
- * KASAN caught an eight-word scan reading past the object's 96 bytes.
- * Before 4.1 the kiocb is the request, and the pointer its ki_obj.user.
- */
-#define NW_AIO_KIOCB_SCAN 4
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 1, 0)
-static inline void **nw_aio_user_iocb_slot(struct kiocb *req,
-					   const void *kcopy)
-{
-	void **w = (void **)(req + 1), **found = NULL;
-	int i;
-
-	for (i = 0; i < NW_AIO_KIOCB_SCAN; i++) {
-		if (w[i] == kcopy) {
-			if (found)
-				return NULL;
-			found = &w[i];
-		}
-	}
-	return found;
-}
-#else
-static inline void **nw_aio_user_iocb_slot(struct kiocb *req,
-					   const void *kcopy)
-{
-	return req->ki_obj.user == kcopy ?
-	       (void __force **)&req->ki_obj.user : NULL;
-}
-#endif
-
-/*
  * aio_run_iocb(): before 3.11 (RHEL/CentOS 7's 3.10) it takes the request
  * alone, its opcode and buffer on the kiocb; from 3.11 to 4.8 it takes
  * them as arguments (req, opcode, buf, len, compat on 4.4); from 4.9 it is

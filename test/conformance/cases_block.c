@@ -674,6 +674,126 @@ static void raw_dsync(struct nw_ctx *c)
 		return;
 }
 
+/* Writes the device has completed (/sys/block/<dev>/stat, field 5). */
+static long writes_done(const char *dev)
+{
+	char p[96];
+	long f[5] = { -1, -1, -1, -1, -1 };
+	FILE *st;
+
+	snprintf(p, sizeof(p), "/sys/block/%s/stat", dev);
+	st = fopen(p, "r");
+	if (!st)
+		return -1;
+	if (fscanf(st, "%ld %ld %ld %ld %ld", &f[0], &f[1], &f[2], &f[3],
+		   &f[4]) != 5)
+		f[4] = -1;
+	fclose(st);
+	return f[4];
+}
+
+/*
+ * "EAGAIN means nothing written" (67d59247d4b5, 5.16: a NOWAIT raw-device
+ * write that needs more than one bio is refused before the first one):
+ * with one free tag and merging off, a NOWAIT write of two iovec segments
+ * (two bios before 4.19, one from 4.19 on) either completes in full, or
+ * gets EAGAIN and the device completed no write of it.
+ */
+static void raw_multi_segment(struct nw_ctx *c)
+{
+	struct timespec ts = { .tv_sec = 20 };
+	char *b = nw_buf(2 * NW_BS, 0x5e);
+	struct iovec iov[2] = { { b, NW_BS }, { b + NW_BS, NW_BS } };
+	struct iocb fill, cb, *cbs[1];
+	struct io_event ev[2];
+	io_context_t ctx = 0;
+	long w0, w1, res = NW_NO_EVENT, n, got = 0;
+	int fd = load_nullblk(c, 2, COMPLETION_NSEC);
+
+	if (fd < 0)
+		return;
+	if (system("echo 2 > /sys/block/nullb0/queue/nomerges") ||
+	    io_setup(4, &ctx)) {
+		nw_fail(c, "nomerges=2 and io_setup: ok vs failed");
+		goto out;
+	}
+	/* the module's per-request hooks in: one NOWAIT write, idle device */
+	nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
+	io_prep_pwrite(&fill, fd, b, NW_BS, 1 << 20);
+	cbs[0] = &fill;
+	if (!nw_expect_res(c, "the filling write", 1, io_submit(ctx, 1, cbs)))
+		goto out_ctx;
+	w0 = writes_done("nullb0");
+	io_prep_pwritev(&cb, fd, iov, 2, 0);
+	cb.aio_rw_flags = RWF_NOWAIT;
+	cbs[0] = &cb;
+	if (!nw_expect_res(c, "io_submit", 1, io_submit(ctx, 1, cbs)))
+		goto out_ctx;
+	while (got < 2 && (n = io_getevents(ctx, 1, 2, ev, &ts)) > 0) {
+		if (ev[0].obj == &cb)
+			res = (long)ev[0].res;
+		if (n > 1 && ev[1].obj == &cb)
+			res = (long)ev[1].res;
+		got += n;
+	}
+	w1 = writes_done("nullb0");
+	printf("# %s: NOWAIT 2-segment write with one free tag: %ld; device writes completed %ld -> %ld\n",
+	       c->id, res, w0, w1);
+	if (res != 2 * NW_BS &&
+	    nw_expect_res(c, "event res (complete, or EAGAIN)", -EAGAIN, res))
+		nw_expect_res(c, "writes the device completed besides the filling one",
+			      0, w1 - w0 - 1);
+out_ctx:
+	io_destroy(ctx);
+out:
+	close(fd);
+	if (system("modprobe -r null_blk >/dev/null 2>&1; true"))
+		return;
+}
+
+/*
+ * 4.14's generic_file_direct_write(): a NOWAIT direct write to a raw
+ * block device whose range has page-cache pages (here a dirty one) gets
+ * EAGAIN, rather than writing the page back and waiting for it.
+ */
+static void raw_dirty_page(struct nw_ctx *c)
+{
+	char *b = nw_buf(NW_BS, 0x5f), *d = nw_buf(NW_BS, 0);
+	struct nw_aio_res r;
+	int bfd = -1, fd = -1;
+
+	if (system("rm -f /tmp/nwraw.img; dd if=/dev/zero of=/tmp/nwraw.img bs=1M count=8 2>/dev/null && "
+		   "losetup /dev/loop7 /tmp/nwraw.img")) {
+		nw_skip(c, "no loop device here");
+		return;
+	}
+	bfd = open("/dev/loop7", O_RDWR);
+	fd = open("/dev/loop7", O_RDWR | O_DIRECT);
+	if (bfd < 0 || fd < 0) {
+		nw_fail(c, "open /dev/loop7: ok vs errno %d", errno);
+		goto out;
+	}
+	/* the hooks in, on a clean device */
+	nw_aio_rw(fd, IO_CMD_PWRITE, d, NW_BS, NW_BS, RWF_NOWAIT);
+	memset(d, 0x60, NW_BS);
+	if (pwrite(bfd, d, NW_BS, 0) != NW_BS) {
+		nw_fail(c, "buffered write: ok vs errno %d", errno);
+		goto out;
+	}
+	r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
+	if (nw_expect_res(c, "io_submit", 1, r.submit) &&
+	    nw_expect_res(c, "event res over a dirty cached page", -EAGAIN,
+			  r.res) && !fsync(bfd))
+		nw_expect_content(c, fd, 0, NW_BS, 0x60);
+out:
+	if (bfd >= 0)
+		close(bfd);
+	if (fd >= 0)
+		close(fd);
+	if (system("losetup -d /dev/loop7; rm -f /tmp/nwraw.img"))
+		return;
+}
+
 const struct nw_case nw_block_cases[] = {
 	{ "block.nullblk.queue-full-mq",
 	  "blk-mq: a NOWAIT write to a device with no free tag gets EAGAIN", 0,
@@ -693,6 +813,12 @@ const struct nw_case nw_block_cases[] = {
 	{ "block.raw.dsync",
 	  "RWF_DSYNC/RWF_SYNC (also with RWF_NOWAIT) on an async direct write to a raw block device completes", 0,
 	  raw_dsync },
+	{ "block.raw.multi-segment",
+	  "a NOWAIT raw-device write of two segments with one free tag: complete, or EAGAIN with nothing written",
+	  0, raw_multi_segment },
+	{ "block.raw.dirty-page",
+	  "a NOWAIT direct write over a dirty cached page of a raw device: EAGAIN, the page not written back by it",
+	  0, raw_dirty_page },
 	{ "block.error.eio",
 	  "a real I/O error on a NOWAIT write stays EIO, never EAGAIN", 0,
 	  real_error_eio },

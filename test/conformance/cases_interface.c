@@ -630,30 +630,11 @@ out:
 #define WARM_SAMPLES 5
 #define WARM_PAUSE_US (300 * 1000)
 
-static int sysfs_rw(const char *name, char *val, size_t len, int write)
-{
-	char p[256];
-	int fd, n;
-
-	snprintf(p, sizeof(p), "%s/%s", NOWAIT_AIO_SYSFS, name);
-	fd = open(p, write ? O_WRONLY : O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = write ? (int)pwrite(fd, val, strlen(val), 0) :
-		    (int)pread(fd, val, len - 1, 0);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	if (!write)
-		val[n] = 0;
-	return 0;
-}
-
 static long warm_counter(void)
 {
 	char v[32];
 
-	return sysfs_rw("eagain_warmup", v, sizeof(v), 0) ? -1 : atol(v);
+	return nw_sysfs_rw("eagain_warmup", v, sizeof(v), 0) ? -1 : atol(v);
 }
 
 static double now_us(void)
@@ -694,28 +675,6 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The hooks out: hook_idle_ms=50 and a pause.  1 when they went out. */
-static int warm_idle(struct nw_ctx *c)
-{
-	char f[8192];
-	int i;
-
-	if (c->env->mode != NW_MODULE) {
-		usleep(WARM_PAUSE_US);
-		return 1;
-	}
-	sysfs_rw("hook_idle_ms", "50", 0, 1);
-	for (i = 0; i < 40; i++) {
-		usleep(100 * 1000);
-		if (!sysfs_rw("features", f, sizeof(f), 0) &&
-		    strstr(f, "demand standby"))
-			return 1;
-	}
-	nw_fail(c, "per-request hooks: standby after hook_idle_ms=50 vs %s",
-		strstr(f, "demand ") ? strstr(f, "demand ") : "no demand line");
-	return 0;
-}
-
 /* One cold request and its verdict; 1 when it answered in time. */
 static int warm_round(struct nw_ctx *c, int fd, io_context_t ctx, int rwf,
 		      double warm_p50, int *bad)
@@ -725,7 +684,7 @@ static int warm_round(struct nw_ctx *c, int fd, io_context_t ctx, int rwf,
 	struct nw_snap s;
 	double us;
 
-	if (!warm_idle(c) || !nw_snap_take(c, F, &s))
+	if (!nw_hooks_idle(c) || !nw_snap_take(c, F, &s))
 		return *bad = 1;
 	r = warm_write(fd, ctx, rwf, b, &us);
 	printf("# %s: %s first NOWAIT write after idle: %s in %.0f us (hooks in, after a pause: median %.0f us)\n",
@@ -756,7 +715,7 @@ static void warmup_case(struct nw_ctx *c, int rwf)
 	if (fd < 0)
 		return;
 	if (c->env->mode == NW_MODULE &&
-	    sysfs_rw("hook_idle_ms", idle0, sizeof(idle0), 0)) {
+	    nw_sysfs_rw("hook_idle_ms", idle0, sizeof(idle0), 0)) {
 		nw_fail(c, "read hook_idle_ms: ok vs failed");
 		goto out;
 	}
@@ -766,7 +725,7 @@ static void warmup_case(struct nw_ctx *c, int rwf)
 	}
 	/* the reference: the hooks in (hook_idle_ms=0 installs them) */
 	if (c->env->mode == NW_MODULE)
-		sysfs_rw("hook_idle_ms", "0", 0, 1);
+		nw_sysfs_rw("hook_idle_ms", "0", 0, 1);
 	for (i = 0; i < WARM_SAMPLES; i++) {
 		usleep(WARM_PAUSE_US);
 		r = warm_write(fd, ctx, rwf, b, &us[i]);
@@ -796,7 +755,70 @@ out_ctx:
 	io_destroy(ctx);
 out:
 	if (c->env->mode == NW_MODULE && idle0[0])
-		sysfs_rw("hook_idle_ms", idle0, 0, 1);
+		nw_sysfs_rw("hook_idle_ms", idle0, 0, 1);
+	close(fd);
+}
+
+/*
+ * A request with RWF_DSYNC, RWF_SYNC or RWF_HIPRI but not RWF_NOWAIT after
+ * a quiet spell (the module's per-request hooks out): it may wait, so it
+ * is never refused with EAGAIN (4.14: io_submit 1, the event its bytes).
+ */
+static void aio_flags_after_idle(struct nw_ctx *c)
+{
+	static const unsigned int flags[] = { RWF_DSYNC, RWF_HIPRI, RWF_SYNC };
+	char idle0[32] = "", what[64];
+	int fd = overwrite_file(c);
+	void *b = nw_buf(NW_BS, 0x27);
+	struct nw_aio_res r;
+	size_t i;
+
+	if (fd < 0)
+		return;
+	if (c->env->mode == NW_MODULE)
+		nw_sysfs_rw("hook_idle_ms", idle0, sizeof(idle0), 0);
+	for (i = 0; i < 3; i++) {
+		if (!nw_hooks_idle(c))
+			break;
+		r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, NW_BS, flags[i]);
+		snprintf(what, sizeof(what), "flags %#x after idle: io_submit",
+			 flags[i]);
+		if (!nw_expect_res(c, what, 1, r.submit))
+			break;
+		snprintf(what, sizeof(what), "flags %#x after idle: event res",
+			 flags[i]);
+		if (!nw_expect_res(c, what, NW_BS, r.res))
+			break;
+	}
+	if (idle0[0])
+		nw_sysfs_rw("hook_idle_ms", idle0, 0, 1);
+	close(fd);
+}
+
+/*
+ * The first NOWAIT request after a quiet spell, one that 4.14 refuses
+ * (an allocating write): io_submit counts it and its event says EAGAIN,
+ * as 4.14 delivers a filesystem's refusal (aio_ret()); never EAGAIN from
+ * io_submit itself, which a caller reads as "no request slot".
+ */
+static void aio_warmup_channel(struct nw_ctx *c)
+{
+	char idle0[32] = "";
+	int fd = nw_make_file(c, F, 0, 65536, 0x11);
+	void *b = nw_buf(NW_BS, 0x28);
+	struct nw_aio_res r;
+
+	if (fd < 0)
+		return;
+	if (c->env->mode == NW_MODULE)
+		nw_sysfs_rw("hook_idle_ms", idle0, sizeof(idle0), 0);
+	if (nw_hooks_idle(c)) {
+		r = nw_aio_rw(fd, IO_CMD_PWRITE, b, NW_BS, 0, RWF_NOWAIT);
+		nw_expect_res(c, "io_submit", 1, r.submit) &&
+		nw_expect_res(c, "event res", -EAGAIN, r.res);
+	}
+	if (idle0[0])
+		nw_sysfs_rw("hook_idle_ms", idle0, 0, 1);
 	close(fd);
 }
 
@@ -899,6 +921,12 @@ const struct nw_case nw_interface_cases[] = {
 	{ "interface.unsupported.btrfs-old",
 	  "module before 4.9 without btrfs's can_nocow_extent: NOWAIT on btrfs is EOPNOTSUPP, nothing written",
 	  0, unsupported_btrfs_old },
+	{ "interface.aio.flags-after-idle",
+	  "RWF_DSYNC, RWF_HIPRI or RWF_SYNC without RWF_NOWAIT after a quiet spell: never EAGAIN",
+	  0, aio_flags_after_idle },
+	{ "interface.aio.warmup-channel",
+	  "the first NOWAIT request after a quiet spell that 4.14 refuses: io_submit 1, EAGAIN in its event",
+	  0, aio_warmup_channel },
 	{ "interface.aio.warmup",
 	  "the first io_submit NOWAIT overwrite after an idle spell does not wait (within 2x one with the hooks in); the module's EAGAIN writes nothing",
 	  0, aio_warmup },

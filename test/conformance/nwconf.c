@@ -220,6 +220,7 @@ static void setup_env(struct nw_env *env)
 
 static const struct nw_case *const groups[] = {
 	nw_interface_cases, nw_fs_cases, nw_read_cases, nw_block_cases,
+	nw_hostile_cases,
 };
 
 struct result {

@@ -64,6 +64,7 @@ extern const struct nw_case nw_interface_cases[];
 extern const struct nw_case nw_fs_cases[];
 extern const struct nw_case nw_read_cases[];
 extern const struct nw_case nw_block_cases[];
+extern const struct nw_case nw_hostile_cases[];
 
 /* --- result checking --- */
 void nw_fail(struct nw_ctx *c, const char *fmt, ...)
@@ -122,5 +123,9 @@ struct nw_lockholder *nw_hold_inode_lock(struct nw_ctx *c, int buffered_fd,
 /* hold a direct write in flight (its source buffer faults on userfaultfd) */
 struct nw_lockholder *nw_hold_dio(struct nw_ctx *c, int direct_fd, off_t off);
 void nw_release(struct nw_lockholder *h);
+
+/* the module's switches (NW_MODULE), and its per-request hooks out */
+int nw_sysfs_rw(const char *name, char *val, size_t len, int write);
+int nw_hooks_idle(struct nw_ctx *c);
 
 #endif /* NWCONF_H */

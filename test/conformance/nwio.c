@@ -419,3 +419,49 @@ void nw_release(struct nw_lockholder *h)
 	free(src);
 	free(h);
 }
+
+/* Read or write a file of /sys/kernel/nowait_aio: 0 or -errno. */
+int nw_sysfs_rw(const char *name, char *val, size_t len, int write)
+{
+	char p[256];
+	int fd, n;
+
+	snprintf(p, sizeof(p), "%s/%s", NOWAIT_AIO_SYSFS, name);
+	fd = open(p, write ? O_WRONLY : O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = write ? (int)pwrite(fd, val, strlen(val), 0) :
+		    (int)pread(fd, val, len - 1, 0);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	if (!write)
+		val[n] = 0;
+	return 0;
+}
+
+/*
+ * The module's per-request hooks out (hook_idle_ms=50 and a pause), as
+ * after a quiet spell; elsewhere just the pause.  1 when they went out.
+ * The caller puts hook_idle_ms back.
+ */
+int nw_hooks_idle(struct nw_ctx *c)
+{
+	char f[8192];
+	int i;
+
+	if (c->env->mode != NW_MODULE) {
+		usleep(300 * 1000);
+		return 1;
+	}
+	nw_sysfs_rw("hook_idle_ms", "50", 0, 1);
+	for (i = 0; i < 40; i++) {
+		usleep(100 * 1000);
+		if (!nw_sysfs_rw("features", f, sizeof(f), 0) &&
+		    strstr(f, "demand standby"))
+			return 1;
+	}
+	nw_fail(c, "per-request hooks: standby after hook_idle_ms=50 vs %s",
+		strstr(f, "demand ") ? strstr(f, "demand ") : "no demand line");
+	return 0;
+}

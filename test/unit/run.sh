@@ -14,7 +14,7 @@ t conformance-builds test -x "$top/test/conformance/nwconf"
 "$top/test/conformance/nwconf" --list | cut -f1 >"$tmp/ids"
 
 # every id reads <group>.<area>.<name> with a known group
-ids_wellformed() { ! grep -v -E '^(interface|fs|read|block)\.[a-z0-9]+\.[a-z0-9-]+$' "$tmp/ids"; }
+ids_wellformed() { ! grep -v -E '^(interface|fs|read|block|module)\.[a-z0-9]+\.[a-z0-9-]+$' "$tmp/ids"; }
 t case-ids-wellformed ids_wellformed
 ids_unique() { [ -z "$(sort "$tmp/ids" | uniq -d)" ]; }
 t case-ids-unique ids_unique

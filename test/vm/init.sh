@@ -268,5 +268,6 @@ case ",$NW_CASES," in
 esac
 if [ "$NW_MODULE" = 1 ] && [ $mc = 1 ]; then
 	sh /module-checks.sh > $res 2>&1
+	sh /hostile.sh > $res 2>&1
 fi
 finish $rc

@@ -209,6 +209,7 @@ chmod +x "$root/init"
 cp "$gdir/nwconf" "$gdir/nwconf32" "$gdir/libnowait_test" "$gdir/nwfuzz" \
 	"$gdir/nwstress" "$gdir/ioload" "$root/" || die "the guest programs are not in $gdir"
 cp "$top/test/vm/module-checks.sh" "$root/module-checks.sh"
+cp "$top/test/vm/hostile.sh" "$root/hostile.sh"
 cp "$top/test/bench/guest.sh" "$root/bench.sh"
 if [ "$bench" = 1 ]; then
 	# the event-loop stall and refusal-cost benchmark

@@ -1,0 +1,111 @@
+#!/bin/busybox sh
+# Guest-side module.hostile.* checks that load and unload the module (run by
+# init.sh after module-checks.sh when NW_MODULE=1): a load that fails at
+# each of its steps, and a kprobe that claims a hooked entry point first.
+# Upstream has no such thing; the rule checked is the kernel's own for a
+# module: a load that fails leaves nothing registered (the next load, and
+# everything after it, runs with a clean kernel log, judged by the host),
+# and a function another ftrace user holds is refused with a dmesg line
+# that names it, never a crash.
+k=/sys/kernel/nowait_aio
+ok() { echo "ok module.hostile.$1 - $2"; }
+nok() { echo "not ok module.hostile.$1 - $2: $3"; }
+skip() { echo "skip module.hostile.$1 - $2"; }
+kp=/sys/kernel/debug/tracing/kprobe_events
+
+if grep -q '^unload refused' $k/features 2>/dev/null; then
+	for id in load-fault kprobe-entry; do
+		skip $id "rmmod is refused on this kernel (README: How it works)"
+	done
+	exit 0
+fi
+
+# NOWAIT traffic from one loop per CPU while the module comes and goes
+traffic_start() {
+	rm -f /tmp/stop-hostile
+	tpids=""
+	for c in $(seq $(nproc)); do
+		(
+			mkdir -p /tmp/h$c && cd /tmp/h$c &&
+			while [ ! -f /tmp/stop-hostile ]; do
+				NW_SUBDIR=h$c /nwconf interface.aio.nowait-accepted \
+					interface.pwritev2.nowait fs.ext4.overwrite \
+					>/dev/null 2>&1
+			done
+		) &
+		tpids="$tpids $!"
+	done
+}
+traffic_stop() {
+	touch /tmp/stop-hostile
+	wait $tpids
+}
+works() { # the module loaded and a NOWAIT overwrite accepted
+	grep -q '^nowait_aio ' /proc/modules &&
+		[ "$(/nwconf fs.ext4.overwrite interface.aio.nowait-accepted | grep -c '^ok')" = 2 ]
+}
+
+# 1. fault_step=N for N = 1, 2, ... until a load succeeds (then the Nth
+# step is one of the running module's, met or not); each failed load must
+# say which step failed and leave no module, no sysfs folder behind.
+rmmod nowait_aio 2>/tmp/h.err
+traffic_start
+n=1 bad="" failed=0
+while [ $n -le 80 ]; do
+	dmesg -c >/dev/null
+	if modprobe nowait_aio fault_step=$n 2>/tmp/h.err; then
+		sleep 1
+		rmmod nowait_aio 2>>/tmp/h.err || bad="$bad rmmod@$n"
+		break
+	fi
+	failed=$n
+	dmesg | grep -q "fault_step=$n: .* fails on purpose" || bad="$bad nomsg@$n"
+	grep -q '^nowait_aio ' /proc/modules && bad="$bad left@$n"
+	[ -e $k ] && bad="$bad sysfs@$n"
+	n=$((n + 1))
+done
+traffic_stop
+modprobe nowait_aio 2>>/tmp/h.err && echo 0 > $k/hook_idle_ms
+if [ -z "$bad" ] && [ $failed -ge 5 ] && works; then
+	ok load-fault "a load failing at each of its $failed steps (NOWAIT traffic running) leaves nothing behind; the next load works"
+else
+	nok load-fault "a load failing at each of its steps leaves nothing behind; the next load works" \
+		">=5 clean failures, then loaded and working vs $failed failures,$bad $(cat /tmp/h.err)"
+fi
+
+# 2. a kprobe on an entry point before the load (perf probe, bcc): the load
+# is refused twice, naming the function; without the kprobe it loads
+kprobe_on() { # name function
+	echo "p:$1 $2" >> $kp && echo 1 > /sys/kernel/debug/tracing/events/kprobes/$1/enable
+}
+kprobe_off() {
+	echo 0 > /sys/kernel/debug/tracing/events/kprobes/$1/enable 2>/dev/null
+	echo "-:$1" >> $kp 2>/dev/null
+}
+if [ ! -w $kp ]; then
+	skip kprobe-entry "no kprobe_events (CONFIG_KPROBE_EVENTS)"
+	exit 0
+fi
+bad=""
+for f in do_io_submit aio_write; do
+	grep -q " $f\$" /proc/kallsyms || continue
+	rmmod nowait_aio 2>/tmp/h.err
+	dmesg -c >/dev/null
+	kprobe_on nwk $f || { bad="$bad kprobe($f)"; continue; }
+	for i in 1 2; do
+		modprobe nowait_aio 2>/dev/null && bad="$bad loaded($f,$i)"
+	done
+	dmesg | grep -q "nowait_aio: .*$f.*-16" || bad="$bad nomsg($f)"
+	kprobe_off nwk
+	modprobe nowait_aio 2>>/tmp/h.err && echo 0 > $k/hook_idle_ms
+	works || bad="$bad notworking($f)"
+done
+[ -z "$bad" ] &&
+	ok kprobe-entry "a kprobe on do_io_submit or aio_write before the load: the load refused twice, naming it; loads without it" ||
+	nok kprobe-entry "a kprobe on do_io_submit or aio_write before the load: the load refused twice, naming it; loads without it" \
+		"refused/named/works vs$bad $(cat /tmp/h.err)"
+
+# A kprobe put on a hooked function after the load is refused by the
+# kernel, which WARNs ("Failed to arm kprobe-ftrace ... (-16)",
+# kernel/kprobes.c) where panic_on_warn would stop the VM: README, How it
+# works, says so; it is not run here.
