@@ -79,16 +79,16 @@ static void nw_subst_restore(struct nw_subst *s)
 
 /*
  * 4.14's kiocb_set_rw_flags(): an unknown bit, or NOWAIT on a file without
- * FMODE_NOWAIT, is EOPNOTSUPP (counted).
+ * FMODE_NOWAIT, is EOPNOTSUPP (counted); EAGAIN while its filesystem's
+ * hooks attach.
  */
 static int nw_check_flags(struct file *file, unsigned int flags)
 {
-	if ((flags & ~NW_RWF_SUPPORTED) ||
-	    ((flags & RWF_NOWAIT) && !nw_file_nowait_capable(file))) {
+	if (flags & ~NW_RWF_SUPPORTED) {
 		nw_count(NW_CNT_EOPNOTSUPP);
 		return -EOPNOTSUPP;
 	}
-	return 0;
+	return (flags & RWF_NOWAIT) ? nw_file_nowait_check(file) : 0;
 }
 
 /*
@@ -148,9 +148,15 @@ static ssize_t nw_run_begin(struct nw_run *run, struct kiocb *req, bool write)
 	nw_subst_restore(s);
 	nw_req_begin(&s->rec, req);
 	/* 4.14 checks the flags before it stores aio_key; this kernel did */
-	if (nw_check_flags(req->ki_filp, flags)) {
+	ret = nw_check_flags(req->ki_filp, flags);
+	if (ret == -EAGAIN) {
+		/* its filesystem attaching: a refusal, after the kernel's own */
+		run->complete = nw_kernel_would_rw(req->ki_filp, write);
+		return run->complete ? ret : 0;
+	}
+	if (ret) {
 		(void)put_user(s->key, &s->uptr->aio_key);
-		return -EOPNOTSUPP;
+		return ret;
 	}
 	if (!nw_kernel_would_rw(req->ki_filp, write))
 		return 0;	/* the kernel's own EBADF or EINVAL */

@@ -254,6 +254,22 @@ static int nw_part_resolve(const struct nw_part *p)
  */
 static unsigned long nw_parts_pending;
 
+/*
+ * @i's module has come: it is attached later, and NOWAIT on its
+ * filesystem is refused with EAGAIN until then (rules.c).
+ */
+static void nw_part_pend(size_t i)
+{
+	set_bit(i, &nw_parts_pending);
+	nw_fs_attaching(nw_parts[i]->owner, true);
+}
+
+static void nw_part_unpend(size_t i)
+{
+	clear_bit(i, &nw_parts_pending);
+	nw_fs_attaching(nw_parts[i]->owner, false);
+}
+
 /* @i's module is loading: its hooks wait, and it is attached later. */
 static void nw_part_defer(size_t i)
 {
@@ -265,7 +281,7 @@ static void nw_part_defer(size_t i)
 		h->live = false;
 		h->off_reason = nw_reason_waiting;
 	}
-	set_bit(i, &nw_parts_pending);
+	nw_part_pend(i);
 }
 
 /*
@@ -648,10 +664,10 @@ static void nw_owners_attach_work(struct work_struct *work)
 		if (!test_bit(i, &nw_parts_pending) ||
 		    nw_module_unsettled(p->owner))
 			continue;
-		clear_bit(i, &nw_parts_pending);
 		/* gone again: its GOING detached it */
 		if (nw_module_loaded(p->owner))
 			nw_part_attach(p);
+		nw_part_unpend(i);
 	}
 	if (nw_parts_pending && nw_owners_ready)
 		schedule_delayed_work(&nw_attach_work, msecs_to_jiffies(2));
@@ -675,11 +691,13 @@ static int nw_owner_notify(struct notifier_block *nb, unsigned long state,
 		 * attached once it has settled (nw_module_unsettled()).
 		 */
 		if (state == MODULE_STATE_GOING) {
-			clear_bit(i, &nw_parts_pending);
+			nw_part_unpend(i);
 			nw_part_detach(nw_parts[i]);
-		} else if (state == MODULE_STATE_COMING && nw_owners_ready) {
-			set_bit(i, &nw_parts_pending);
-			schedule_delayed_work(&nw_attach_work, 0);
+		} else if (state == MODULE_STATE_COMING) {
+			/* also while loading: nw_owners_start() attaches it */
+			nw_part_pend(i);
+			if (nw_owners_ready)
+				schedule_delayed_work(&nw_attach_work, 0);
 		}
 	}
 	mutex_unlock(&nw_hooks_mutex);
@@ -709,13 +727,17 @@ void nw_owners_start(void)
 
 void nw_owners_exit(void)
 {
+	size_t i;
+
 	unregister_module_notifier(&nw_owner_nb);
 	mutex_lock(&nw_hooks_mutex);
 	nw_owners_ready = false;
 	mutex_unlock(&nw_hooks_mutex);
 	/* it does not requeue itself once nw_owners_ready is false */
 	cancel_delayed_work_sync(&nw_attach_work);
-	nw_parts_pending = 0;
+	for (i = 0; i < nw_nr_parts; i++)
+		if (test_bit(i, &nw_parts_pending))
+			nw_part_unpend(i);
 }
 
 /* The features line of a part with an owner: "fs xfs live", ... */

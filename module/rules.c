@@ -174,3 +174,50 @@ bool nw_file_nowait_capable(struct file *file)
 
 	return fs != NW_FS_NONE && READ_ONCE(nw_fs_slots[fs].offered);
 }
+
+/*
+ * Filesystem types whose module has come but whose part is not attached
+ * yet (hook.c, under nw_hooks_mutex): the owners' names, static strings.
+ */
+#define NW_MAX_ATTACHING 4
+static const char *nw_attaching[NW_MAX_ATTACHING];
+
+void nw_fs_attaching(const char *name, bool on)
+{
+	int i, free = -1;
+
+	for (i = 0; i < NW_MAX_ATTACHING; i++) {
+		if (nw_attaching[i] == name) {
+			if (!on)
+				WRITE_ONCE(nw_attaching[i], NULL);
+			return;
+		}
+		if (!nw_attaching[i] && free < 0)
+			free = i;
+	}
+	if (on && free >= 0)
+		WRITE_ONCE(nw_attaching[free], name);
+}
+
+/*
+ * 4.14's FMODE_NOWAIT test: 0, or -EOPNOTSUPP for a file whose
+ * filesystem offers no NOWAIT (counted), or -EAGAIN (counted as
+ * eagain_warmup) for one whose module has just come and whose hooks are
+ * being attached: "not supported" would be final for the caller.
+ */
+int nw_file_nowait_check(struct file *file)
+{
+	const char *type = file_inode(file)->i_sb->s_type->name;
+	int i;
+
+	if (nw_file_nowait_capable(file))
+		return 0;
+	for (i = 0; i < NW_MAX_ATTACHING; i++) {
+		const char *name = READ_ONCE(nw_attaching[i]);
+
+		if (name && !strcmp(name, type))
+			return nw_eagain(NW_CNT_EAGAIN_WARMUP);
+	}
+	nw_count(NW_CNT_EOPNOTSUPP);
+	return -EOPNOTSUPP;
+}

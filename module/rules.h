@@ -96,5 +96,9 @@ static inline bool nw_fs_write_hooked(struct inode *inode)
 
 /* 4.14's FMODE_NOWAIT: may a NOWAIT request reach this file? */
 bool nw_file_nowait_capable(struct file *file);
+/* the same as an answer: 0, -EOPNOTSUPP, or -EAGAIN while it attaches */
+int nw_file_nowait_check(struct file *file);
+/* a filesystem's module has come and its part is being attached (hook.c) */
+void nw_fs_attaching(const char *name, bool on);
 
 #endif /* NOWAIT_AIO_RULES_H */

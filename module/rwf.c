@@ -37,10 +37,9 @@ static ssize_t nw_nowait_iter(struct file *file, struct iov_iter *iter,
 		nw_count(NW_CNT_EOPNOTSUPP);
 		return -EOPNOTSUPP;
 	}
-	if (!nw_file_nowait_capable(file)) {
-		nw_count(NW_CNT_EOPNOTSUPP);
-		return -EOPNOTSUPP;
-	}
+	ret = nw_file_nowait_check(file);
+	if (ret)
+		return ret;
 	init_sync_kiocb(&kiocb, file);
 	nw_apply_rw_flags(&kiocb, flags);
 	kiocb.ki_pos = *pos;
@@ -122,11 +121,14 @@ static ssize_t nw_do_iter_readv_writev(struct file *file,
 		ret = nw_orig_do_iter_readv_writev(file, iter, pos, fn, flags);
 		goto out;
 	}
-	if ((flags & ~NW_RWF_SUPPORTED) || !nw_file_nowait_capable(file)) {
+	if (flags & ~NW_RWF_SUPPORTED) {
 		nw_count(NW_CNT_EOPNOTSUPP);
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
+	ret = nw_file_nowait_check(file);
+	if (ret)
+		goto out;
 	ret = nw_demand_get();
 	if (ret)
 		goto out;

@@ -33,7 +33,7 @@ struct nw_sync_req {
 	void (*complete)(struct kiocb *req, long res, long res2);
 	long res, res2;
 	bool datasync;
-	loff_t pos;	/* where the write began (3.10: ki_pos stays there) */
+	loff_t pos;	/* where the caller asked (3.10: ki_pos stays there) */
 };
 
 static DEFINE_HASHTABLE(nw_sync_hash, 6);
@@ -47,28 +47,33 @@ static void (*nw_orig_aio_complete)(struct kiocb *, long, long);
 #endif
 
 /*
- * The bytes to sync once the write wrote @res of them.  From 4.1 the
- * completion moves ki_pos past them first.  Before, it does not, and an
- * O_APPEND write's place is known only to the filesystem: from where the
- * write began to the end of the file, or all of it for O_APPEND.
+ * The bytes to sync once the write wrote @res of them, from its completion
+ * (@async) or within ->write_iter: where ki_pos stands then
+ * (NW_ASYNC_COMPLETION_MOVES_POS).  Without ki_flags (3.10) an O_APPEND
+ * write's place is known only to the filesystem: from where the write
+ * began to the end of the file, or all of it for O_APPEND.
  */
 static void nw_sync_range(struct kiocb *req, struct nw_sync_req *s, long res,
-			  loff_t *start, loff_t *end)
+			  bool async, loff_t *start, loff_t *end)
 {
-	if (NW_COMPLETION_MOVES_POS) {
-		*start = req->ki_pos - res;
-		*end = req->ki_pos - 1;
-	} else {
+	if (!NW_KIOCB_FLAGS) {
 		*start = (req->ki_filp->f_flags & O_APPEND) ? 0 : s->pos;
 		*end = LLONG_MAX;
+	} else if (async && !NW_ASYNC_COMPLETION_MOVES_POS) {
+		*start = req->ki_pos;
+		*end = req->ki_pos + res - 1;
+	} else {
+		*start = req->ki_pos - res;
+		*end = req->ki_pos - 1;
 	}
 }
 
-static int nw_sync_written(struct kiocb *req, struct nw_sync_req *s, long res)
+static int nw_sync_written(struct kiocb *req, struct nw_sync_req *s, long res,
+			   bool async)
 {
 	loff_t start, end;
 
-	nw_sync_range(req, s, res, &start, &end);
+	nw_sync_range(req, s, res, async, &start, &end);
 	return vfs_fsync_range(req->ki_filp, start, end, s->datasync);
 }
 
@@ -144,7 +149,7 @@ static void nw_sync_work(struct work_struct *work)
 
 	nw_req_flags_clear(req, NW_IOCB_DSYNC_DEFERRED);
 	if (res > 0) {
-		int err = nw_sync_written(req, s, res);
+		int err = nw_sync_written(req, s, res, true);
 
 		if (err)
 			res = err;
@@ -237,7 +242,7 @@ ssize_t nw_deferred_sync_finish(struct kiocb *req, ssize_t ret)
 		return ret;
 	nw_sync_give_back(req, s);
 	if (ret > 0) {
-		int err = nw_sync_written(req, s, ret);
+		int err = nw_sync_written(req, s, ret, false);
 
 		if (err)
 			ret = err;

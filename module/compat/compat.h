@@ -16,7 +16,8 @@
  *   kiocb.h    the file operations a request goes through, its flags
  *   ftrace.h   ftrace callbacks, kallsyms, waiting out trampolines
  *   module.h   the state of the filesystems' kernel modules
- *   uaccess.h  copy_from_user on a kernel copy (set_fs)
+ *   uaccess.h  the address limit, around fiemap and ioctl calls on the
+ *              module's own buffers
  *   fs.h       inode locks, the page cache, ext4's and btrfs's private parts
  *   block.h    bios, request allocation, blk-mq tags
  */

@@ -49,11 +49,16 @@ static inline void nw_aio_complete_req(struct kiocb *req, long res)
 }
 
 /*
- * Does an async direct write's completion move ki_pos past what it wrote
- * (4.1's dio_complete(), with ki_complete)?  3.10's leaves it where the
- * write began.
+ * Where ki_pos stands when an async direct write completes.  From 4.7
+ * (e259221763a4) dio_complete() moves it past what was written, as iomap
+ * does; from 4.1 to 4.6 it stays where the filesystem put it for the write
+ * (its start, O_APPEND's too); 3.10's filesystems keep their own position,
+ * and ki_pos stays where the caller asked.  A write that completes within
+ * ->write_iter has it moved past the bytes from 4.1 on.
  */
-#define NW_COMPLETION_MOVES_POS NW_KIOCB_FLAGS
+#define NW_ASYNC_COMPLETION_MOVES_POS \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(4, 7, 0))
+
 
 #if !NW_KIOCB_FLAGS
 /* upstream's values (4.1+), for the module's records */

@@ -434,6 +434,29 @@ int main(int argc, char **argv)
 				return 1;
 		return fsync(fd) ? 1 : 0;
 	}
+	/*
+	 * helper for the harness: one NOWAIT direct write of 4 KiB at 0 to
+	 * PATH (created), through io_submit; prints "ok", or the errno's
+	 * name of io_submit or of its event
+	 */
+	if (argc == 3 && !strcmp(argv[1], "--nowait-write")) {
+		int fd = open(argv[2], O_RDWR | O_CREAT | O_DIRECT, 0644);
+		struct nw_aio_res r;
+		char rb[64];
+
+		if (fd < 0) {
+			printf("open: %s\n", strerror(errno));
+			return 2;
+		}
+		r = nw_aio_rw(fd, IO_CMD_PWRITE, nw_buf(NW_BS, 0x42), NW_BS, 0,
+			      RWF_NOWAIT);
+		if (r.submit < 0 || r.res < 0)
+			printf("%s\n", nw_res_str(r.submit < 0 ? r.submit :
+						   r.res, rb, sizeof(rb)));
+		else
+			printf("ok\n");
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "--list")) {
 		memset(&env, 0, sizeof(env));
 		for_each_case(1, &env, argc - 2, argv + 2, &np, &nf, &ns);

@@ -119,6 +119,21 @@ hdr() {
 }
 t uapi-header-values hdr
 
+# the address limit (README, How it works): set_fs() only in compat/uaccess.h,
+# and between nw_kernel_ds_enter() and nw_addr_limit_restore() no call but a
+# filesystem's fiemap or unlocked_ioctl on the module's own buffer
+kds() {
+	grep -rn 'set_fs\|KERNEL_DS' "$top/module" --include='*.[ch]' |
+		grep -v '/compat/uaccess.h:' && return 1
+	awk '/nw_kernel_ds_enter\(\)/ { inside = 1; next }
+	     /nw_addr_limit_restore\(/ { inside = 0; next }
+	     inside && /[A-Za-z_][A-Za-z0-9_]*[ \t]*\(/ &&
+	     !/->(fiemap|unlocked_ioctl)\(/ {
+		print FILENAME ":" FNR ": " $0; bad = 1 }
+	     END { exit bad }' "$top"/module/*.c
+}
+t kernel-ds-regions kds
+
 # libnowait on the host's own kernel (it has RWF_NOWAIT if 4.13+)
 lnw() {
 	make -s -C "$top/lib" libnowait.a >"$tmp/lnw.build" 2>&1 &&
