@@ -150,7 +150,7 @@ static ssize_t nw_run_begin(struct nw_run *run, struct kiocb *req, bool write)
 	/* 4.14 checks the flags before it stores aio_key; this kernel did */
 	ret = nw_check_flags(req->ki_filp, flags);
 	if (ret == -EAGAIN) {
-		/* its filesystem attaching: a refusal, after the kernel's own */
+		/* its filesystem attaching: refused, after the kernel's own */
 		run->complete = nw_kernel_would_rw(req->ki_filp, write);
 		return run->complete ? ret : 0;
 	}
