@@ -230,9 +230,15 @@ static void layout(int fd, long long off, long long len, char *out)
 	char *o = out;
 
 	*o = 0;
-	if (off < 0 || len <= 0 || end > 4 * POOL || fstat(fd, &st) ||
+	if (off < 0 || len <= 0 || end < off || fstat(fd, &st) ||
 	    !S_ISREG(st.st_mode))
 		return;
+	/*
+	 * extents only within the pool; the page cache everywhere, so that a
+	 * NOWAIT answer far past it can be told by the cache it met
+	 */
+	if (end > 4 * POOL)
+		goto eof;
 	memset(&q, 0, sizeof(q));
 	q.fm.fm_start = off;
 	q.fm.fm_length = len;
@@ -261,6 +267,7 @@ static void layout(int fd, long long off, long long len, char *out)
 		o += sprintf(o, "%s%s%s%s%s", h ? "h" : "", w ? "w" : "",
 			     u ? "u" : "", s ? "s" : "", d ? "d" : "");
 	}
+eof:
 	if (off > st.st_size)
 		*o++ = 'g';
 	if (end > st.st_size)
