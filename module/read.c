@@ -5,13 +5,15 @@
  * read refuses when the page cache holds pages of the range; a NOWAIT
  * buffered read returns what is cached from the start of the range and
  * EAGAIN when nothing is (91f9943e1c7b), never 0 before EOF, and 0 at or
- * past EOF without touching the page cache (6.1).
+ * past EOF without touching the page cache (6.1); a NOWAIT direct read of
+ * btrfs's compressed or inline extents follows the buffered rule there.
  */
 #include <linux/fs.h>
 #include <linux/pagemap.h>
 #include <linux/uio.h>
 
 #include "nowait_aio.h"
+#include "write.h"
 
 static nw_rw_fn nw_orig_generic_read;
 #if NW_IOVEC_FOPS
@@ -146,6 +148,36 @@ static ssize_t nw_nowait_buffered_read(struct kiocb *iocb,
 	return ret;
 }
 
+/*
+ * btrfs reads compressed and inline extents through the page cache, even
+ * for a direct read: the kernel's generic_file_read_iter() takes the
+ * direct read up to the first of them and its buffered path for the rest
+ * (4.14 honours NOWAIT there; 4.12 reads from the disk and waits).  A
+ * NOWAIT direct read that meets one is cut before it, or, starting on it,
+ * follows the buffered rule.
+ */
+static ssize_t nw_btrfs_direct_read(struct kiocb *iocb, struct iov_iter *to,
+				    size_t count, loff_t size, nw_rw_fn orig)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	loff_t enc = -1;
+	ssize_t ret;
+
+	if (nw_fs_of(inode) == NW_FS_BTRFS && iocb->ki_pos < size)
+		enc = nw_range_first_encoded(inode, iocb->ki_pos,
+					     min_t(loff_t, count,
+						   size - iocb->ki_pos));
+	if (enc < 0)
+		return nw_nowait_direct_read(iocb, to, count, orig);
+	if (enc == iocb->ki_pos)
+		return nw_nowait_buffered_read(iocb, to, count, size, orig);
+	iov_iter_truncate(to, enc - iocb->ki_pos);
+	ret = nw_nowait_direct_read(iocb, to, enc - iocb->ki_pos, orig);
+	iov_iter_reexpand(to, iov_iter_count(to) + count -
+			  (enc - iocb->ki_pos));
+	return ret;
+}
+
 static ssize_t nw_generic_read(struct kiocb *iocb, struct iov_iter *to,
 			       nw_rw_fn orig)
 {
@@ -164,7 +196,7 @@ static ssize_t nw_generic_read(struct kiocb *iocb, struct iov_iter *to,
 	if (iocb->ki_pos < size && nw_inject_eagain())
 		ret = nw_eagain(NW_CNT_EAGAIN_INJECTED);
 	else if ((flags & IOCB_DIRECT) && !nw_btrfs_dio_declined(iocb, to))
-		ret = nw_nowait_direct_read(iocb, to, count, orig);
+		ret = nw_btrfs_direct_read(iocb, to, count, size, orig);
 	else
 		ret = nw_nowait_buffered_read(iocb, to, count, size, orig);
 	ret = nw_read_refusal(iocb, ret);

@@ -99,6 +99,36 @@ bool nw_range_in_place(struct inode *inode, loff_t pos, size_t len,
 	return false;
 }
 
+/*
+ * Where in [pos, pos + len) the first extent that a direct read cannot
+ * take lies (compressed or otherwise encoded, inline: btrfs reads those
+ * through the page cache), or -1 where the answer covers none (16 extents
+ * at the most are asked; past them, none is assumed).
+ */
+loff_t nw_range_first_encoded(struct inode *inode, loff_t pos, size_t len)
+{
+	struct fiemap_extent ext[NW_FIEMAP_BATCH];
+	loff_t cur = pos, end = pos + len;
+	int round, n, i;
+
+	if (!inode->i_op->fiemap || !len)
+		return -1;
+	for (round = 0; round < NW_FIEMAP_ROUNDS && cur < end; round++) {
+		n = nw_fiemap(inode, cur, end, ext);
+		if (n <= 0)
+			return -1;
+		for (i = 0; i < n; i++) {
+			if (ext[i].fe_flags & (FIEMAP_EXTENT_ENCODED |
+					       FIEMAP_EXTENT_DATA_INLINE))
+				return max_t(loff_t, pos, ext[i].fe_logical);
+			cur = ext[i].fe_logical + ext[i].fe_length;
+		}
+		if (n < NW_FIEMAP_BATCH)
+			return -1;
+	}
+	return -1;
+}
+
 /* Before the direct write's own checks; 0 to go on. */
 static int nw_write_prologue(struct nw_write *w, const struct nw_fs_ops *ops)
 {

@@ -52,5 +52,7 @@ ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 bool nw_range_in_place(struct inode *inode, loff_t pos, size_t len,
 		       bool written_ok, bool unwritten_ok);
 #define NW_FIEMAP_EXTENTS 16
+/* Where its first compressed or inline extent lies, or -1 */
+loff_t nw_range_first_encoded(struct inode *inode, loff_t pos, size_t len);
 
 #endif /* NOWAIT_AIO_WRITE_H */

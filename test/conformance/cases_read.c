@@ -381,6 +381,60 @@ static void dio_unaligned_uncached(struct nw_ctx *c)
 	dio_unaligned(c, 0);
 }
 
+/*
+ * btrfs reads a compressed extent through the page cache, also for a
+ * direct read (its get_blocks says -ENOTBLK; generic_file_read_iter() goes
+ * on buffered), and 4.14 honours NOWAIT there (91f9943e1c7b): uncached,
+ * EAGAIN; cached, the data.  6.1 the same (its iomap DIO falls back).
+ */
+static void dio_compressed(struct nw_ctx *c)
+{
+	unsigned char *b = nw_buf(2 * NW_BS, 0);
+	int fd = nw_make_file(c, F, 0, 0, 0x61), bfd = -1, fl = 0, i;
+
+	/* a new file: an earlier case's NODATACOW one is never compressed */
+	if (fd < 0)
+		return;
+	close(fd);
+	fd = nw_open(c, F, O_RDWR);
+	if (fd < 0)
+		return;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) ||
+	    (fl |= FS_COMPR_FL, ioctl(fd, FS_IOC_SETFLAGS, &fl))) {
+		nw_fail(c, "chattr +c: ok vs errno %d", errno);
+		goto out;
+	}
+	memset(b, 0x61, 2 * NW_BS);
+	for (i = 0; i < 32; i++)
+		if (pwrite(fd, b, 2 * NW_BS, (off_t)i * 2 * NW_BS) != 2 * NW_BS)
+			break;
+	close(fd);
+	fd = nw_open(c, F, O_RDONLY | O_DIRECT);
+	bfd = nw_open(c, F, O_RDONLY);
+	if (i < 32 || fd < 0 || bfd < 0) {
+		nw_fail(c, "a compressed file of 256 KiB: made vs not");
+		goto out;
+	}
+	nw_drop_cache(bfd);
+	memset(b, 0, NW_BS);
+	if (!nw_expect_res(c, "NOWAIT direct read of an uncached compressed extent",
+			   -EAGAIN, nw_read_nowait(c, fd, b, NW_BS, 0)))
+		goto out;
+	if (pread(bfd, b, NW_BS, 0) != NW_BS) {
+		nw_fail(c, "buffered read: ok vs errno %d", errno);
+		goto out;
+	}
+	memset(b, 0, NW_BS);
+	nw_expect_res(c, "NOWAIT direct read of a cached compressed extent",
+		      NW_BS, nw_read_nowait(c, fd, b, NW_BS, 0)) &&
+	nw_expect_true(c, "data read", b[100] == 0x61);
+out:
+	if (bfd >= 0)
+		close(bfd);
+	if (fd >= 0)
+		close(fd);
+}
+
 const struct nw_case nw_read_cases[] = {
 	{ "read.%s.dio-dirty-page",
 	  "a NOWAIT direct read over a dirty page-cache page: EAGAIN", FS_ALL,
@@ -411,6 +465,9 @@ const struct nw_case nw_read_cases[] = {
 	{ "read.%s.dio-unaligned-dirty",
 	  "a NOWAIT direct read btrfs cannot align never writes back a dirty page and waits",
 	  1u << NW_BTRFS, dio_unaligned_dirty },
+	{ "read.%s.dio-compressed",
+	  "a NOWAIT direct read of btrfs compressed extents: EAGAIN uncached, the data cached (the buffered rule)",
+	  1u << NW_BTRFS, dio_compressed },
 	{ "read.%s.dio-dup-iov",
 	  "a NOWAIT direct read btrfs turns down (one iovec base twice), uncached: EAGAIN",
 	  1u << NW_BTRFS, dio_dup_iov },
