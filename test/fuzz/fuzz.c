@@ -473,8 +473,11 @@ static void gen_req(struct fz_req *r, int fs, int opno, int rwv2, int slot)
 			r->iov[i].iov_base = gen_buf(r->bufk, 0, opno, slot);
 		r->iov[i].iov_len = i == r->nseg - 1 ? r->len - i * per : per;
 	}
+	/* preadv2/pwritev2 at offset -1 go at the file's position */
 	if (r->fdk <= 2)
-		layout(r->fd, r->off, r->len, lay);
+		layout(r->fd, r->off == -1 && r->opcode < 0 ?
+			      lseek(r->fd, 0, SEEK_CUR) : r->off,
+		       r->len, lay);
 	snprintf(r->desc, sizeof(r->desc),
 		 "{op=%d %s%s%s off=%lld len=%lld seg=%d buf=%s fl=0x%x%s%s L=%s}",
 		 r->opcode, r->fdk <= 2 ? file_names[r->file] : "",
