@@ -135,6 +135,62 @@ static const char nw_reason_standin[] = "absent; its stand-in is used";
 static const char nw_reason_not_needed[] =
 	"not needed (primary hook point present)";
 
+/*
+ * How many symbols of the kernel bear each hook's name: kallsyms_lookup_name()
+ * gives the first, and two static functions of one name would leave the
+ * module hooking or calling the wrong one.  One pass over every symbol,
+ * for the hooks of @p (or of every part: NULL), counting those of vmlinux
+ * and of the part's owner.  Under nw_hooks_mutex; module_mutex is taken
+ * inside it for the walk of the modules' symbols (no module notifier runs
+ * under module_mutex, so the order is always this one).
+ */
+struct nw_syms_scan {
+	const struct nw_part *only;
+};
+
+static void nw_syms_match(const struct nw_part *p, const char *name,
+			  struct module *mod)
+{
+	struct nw_hook *h;
+	size_t i;
+
+	if (mod && (!p->owner || strcmp(mod->name, p->owner)))
+		return;
+	nw_for_each_hook(p, h, i)
+		if (h->name[0] == name[0] && !strcmp(h->name, name))
+			h->nsyms++;
+}
+
+static int nw_syms_one(void *data, const char *name, struct module *mod,
+		       unsigned long addr)
+{
+	const struct nw_syms_scan *scan = data;
+	size_t i;
+
+	if (scan->only) {
+		nw_syms_match(scan->only, name, mod);
+		return 0;
+	}
+	for (i = 0; i < nw_nr_parts; i++)
+		nw_syms_match(nw_parts[i], name, mod);
+	return 0;
+}
+
+static void nw_syms_count(const struct nw_part *only)
+{
+	struct nw_syms_scan scan = { .only = only };
+	struct nw_hook *h;
+	size_t i, j;
+
+	for (i = 0; i < nw_nr_parts; i++)
+		if (!only || nw_parts[i] == only)
+			nw_for_each_hook(nw_parts[i], h, j)
+				h->nsyms = 0;
+	mutex_lock(&module_mutex);
+	kallsyms_on_each_symbol(nw_syms_one, &scan);
+	mutex_unlock(&module_mutex);
+}
+
 static void nw_hook_resolve_one(struct nw_hook *h, const char *owner)
 {
 	unsigned long size = 0, offset = 0;
@@ -146,6 +202,10 @@ static void nw_hook_resolve_one(struct nw_hook *h, const char *owner)
 		h->off_reason = nw_reason_waiting;
 	} else if (!h->addr) {
 		h->off_reason = "symbol not found (inlined or absent)";
+	} else if (h->nsyms > 1) {
+		/* which of them the module was written for is not known */
+		h->off_reason = "more than one symbol of that name";
+		h->addr = 0;
 	} else if (owner && !nw_addr_in_live_code(h->addr)) {
 		/* its module is on its way out: as good as gone */
 		h->off_reason = nw_reason_waiting;
@@ -294,6 +354,9 @@ int nw_parts_resolve(const struct nw_part *const *parts, size_t n)
 	size_t i, j;
 	int err = 0;
 
+	nw_parts = parts;
+	nw_nr_parts = n;
+	nw_syms_count(NULL);
 	nw_ftrace_location = (void *)nw_lookup_name("ftrace_location");
 	if (!nw_ftrace_location) {
 		pr_err("required symbol ftrace_location not found; not loading\n");
@@ -301,8 +364,6 @@ int nw_parts_resolve(const struct nw_part *const *parts, size_t n)
 	}
 	nw_sym_size_offset =
 		(void *)nw_lookup_name("kallsyms_lookup_size_offset");
-	nw_parts = parts;
-	nw_nr_parts = n;
 	nw_nr_demand = 0;
 	for (i = 0; i < n; i++) {
 		nw_for_each_hook(parts[i], h, j) {
@@ -610,6 +671,7 @@ static void nw_part_attach(const struct nw_part *p)
 	struct nw_hook *h;
 	size_t i;
 
+	nw_syms_count(p);
 	nw_for_each_hook(p, h, i) {
 		/* resolved already: its module came while nowait_aio loaded */
 		if (h->addr)

@@ -36,6 +36,7 @@ struct nw_hook {
 	bool has_standin;	/* its part's stand-ins replace it if absent */
 	/* filled in by the engine */
 	bool filtered;		/* in the shared ops' filter */
+	unsigned int nsyms;	/* kernel symbols of its name (nw_syms_count) */
 	unsigned long addr;
 	bool live;
 	const char *off_reason;
