@@ -155,6 +155,26 @@ function cache_differs(qm, qn, m, n,    lm, ln, cm, cn) {
 	return ""
 }
 
+# An explained write that wrote on one side only (wrote) leaves its range
+# different there, data and page cache, for the rest of its epoch: a later
+# request of that file whose range meets it may answer differently.
+function mark_written(k, fs, q) {
+	if (file_of(q) == "" || off(q) < 0)
+		return
+	W[int(k / 50) " " fs " " file_of(q)] = W[int(k / 50) " " fs " " file_of(q)] off(q) ":" off(q) + len(q) ":" k " "
+}
+function meets_written(k, fs, q,    r, n, i, a) {
+	if (file_of(q) == "" || off(q) < 0)
+		return ""
+	n = split(W[int(k / 50) " " fs " " file_of(q)], r, " ")
+	for (i = 1; i <= n; i++) {
+		split(r[i], a, ":")
+		if (off(q) < a[2] + 0 && off(q) + len(q) > a[1] + 0)
+			return "its range meets one that an explained write (op " a[3] ") wrote on one side only, earlier in the epoch"
+	}
+	return ""
+}
+
 # io_submit does not order the iocbs of one batch: a read of a file that an
 # earlier iocb of the batch writes may run before or after that write.
 function raced(Q, i,    j) {
@@ -221,6 +241,7 @@ BEGIN {
 	if (MR[0] + 0 < 0 && NV[0] + 0 > 0) {
 		why = explain(fs, Q[1], MR[0] + 0, NV[1] + 0)
 		if (why != "") touched[int(k / 50) " " fs] = "op " k ": " why
+		if (why != "" && wrote) mark_written(k, fs, Q[1])
 	}
 	if (MR[0] == NV[0]) {
 		reqs(N[k], NQ)
@@ -229,11 +250,17 @@ BEGIN {
 			e = raced(Q, i)
 			if (e == "" && fs == "btrfs" && ((int(k / 50) " " file_of(Q[i])) in noise))
 				e = cache_differs(Q[i], NQ[i], MR[i] + 0, NV[i] + 0)
+			wrote = 0
 			if (e == "")
 				e = explain(fs, Q[i], MR[i] + 0, NV[i] + 0)
+			if (e == "")
+				e = meets_written(k, fs, Q[i])
 			if (e == "") { why = ""; break }
 			why = why (why == "" ? "" : "; ") e
-			if (wrote) touched[int(k / 50) " " fs] = "op " k ": " e
+			if (wrote) {
+				touched[int(k / 50) " " fs] = "op " k ": " e
+				mark_written(k, fs, Q[i])
+			}
 		}
 	}
 	if (why != "") {
