@@ -435,6 +435,61 @@ static void nw_demand_filter_del(struct nw_hook *h)
 	nw_demand_nfiltered--;
 }
 
+static const char nw_reason_clash[] =
+	"held by another ftrace user (a kprobe or a live patch)";
+
+/*
+ * Does another ftrace user that modifies the instruction pointer (a kprobe,
+ * a live patch) hold @h's function?  One registration of its own tells.
+ */
+static bool nw_hook_clashes(struct nw_hook *h)
+{
+	int err;
+
+	h->ops.func = nw_thunk;
+	h->ops.flags = NW_FTRACE_FLAGS;
+	if (ftrace_set_filter_ip(&h->ops, h->addr, 0, 0))
+		return false;
+	err = register_ftrace_function(&h->ops);
+	if (!err)
+		unregister_ftrace_function(&h->ops);
+	ftrace_set_filter_ip(&h->ops, h->addr, 1, 0);
+	return err == -EBUSY;
+}
+
+/*
+ * The shared ops were refused with -EBUSY: leave out each site another
+ * user holds, turning off what it serves (a filesystem's hook: that
+ * filesystem; an optional one: its refinement), and say which.  0 to try
+ * again, or -EBUSY when a site the module cannot do without is held.
+ */
+static int nw_demand_drop_clashes(void)
+{
+	struct nw_hook *h;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < nw_nr_demand; i++) {
+		h = nw_demand_hooks[i];
+		if (!h->filtered || !nw_hook_clashes(h))
+			continue;
+		pr_warn("symbol %s (%s): %s; %s\n", h->name, h->why,
+			nw_reason_clash, h->need == NW_REQUIRED ?
+			"flagged requests fail with EOPNOTSUPP" :
+			"what it serves is off");
+		if (h->need == NW_REQUIRED) {
+			err = -EBUSY;
+			continue;
+		}
+		nw_demand_filter_del(h);
+		h->addr = 0;
+		h->off_reason = nw_reason_clash;
+	}
+	if (!err)
+		nw_parts_setup();
+	return err;
+}
+
 /* The shared ops: every resolved site in its filter, then in. */
 static int nw_demand_ops_install(void)
 {
@@ -453,6 +508,8 @@ static int nw_demand_ops_install(void)
 	if (!nw_demand_nfiltered)
 		return 0;
 	err = nw_ops_register(&nw_demand_ops, "per-request hooks");
+	if (err == -EBUSY && !nw_demand_drop_clashes() && nw_demand_nfiltered)
+		err = nw_ops_register(&nw_demand_ops, "per-request hooks");
 	if (err)
 		return err;
 	nw_demand_registered = true;

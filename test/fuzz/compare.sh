@@ -150,8 +150,11 @@ function cache_differs(qm, qn, m, n,    lm, ln, cm, cn) {
 	cm = lm; cn = ln; gsub(/[cn]/, "", cm); gsub(/[cn]/, "", cn)
 	if (cm != cn || (m != -11 && n != -11) || m == n)
 		return ""
-	if (fd_of(qm) == "buffered" ? (m == -11) == (lm !~ /c/) : (m == -11) == (lm ~ /[cn]/))
+	if (fd_of(qm) == "buffered" ? (m == -11) == (lm !~ /c/) : (m == -11) == (lm ~ /[cn]/)) {
+		# a write the other side refused wrote on one side only
+		wrote = is_write(qm) && (m > 0) != (n > 0)
 		return "the page cache differs after a plain misaligned btrfs direct write (kept or dropped by timing); each side refuses by its own cache"
+	}
 	return ""
 }
 
@@ -247,10 +250,10 @@ BEGIN {
 		reqs(N[k], NQ)
 		for (i = 1; i <= nq && i <= nm; i++) {
 			if (MR[i] == NV[i]) continue
+			wrote = 0
 			e = raced(Q, i)
 			if (e == "" && fs == "btrfs" && ((int(k / 50) " " file_of(Q[i])) in noise))
 				e = cache_differs(Q[i], NQ[i], MR[i] + 0, NV[i] + 0)
-			wrote = 0
 			if (e == "")
 				e = explain(fs, Q[i], MR[i] + 0, NV[i] + 0)
 			if (e == "")

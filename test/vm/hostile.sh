@@ -14,7 +14,7 @@ skip() { echo "skip module.hostile.$1 - $2"; }
 kp=/sys/kernel/debug/tracing/kprobe_events
 
 if grep -q '^unload refused' $k/features 2>/dev/null; then
-	for id in load-fault kprobe-entry; do
+	for id in load-fault kprobe-entry kprobe-fs; do
 		skip $id "rmmod is refused on this kernel (README: How it works)"
 	done
 	exit 0
@@ -84,6 +84,7 @@ kprobe_off() {
 }
 if [ ! -w $kp ]; then
 	skip kprobe-entry "no kprobe_events (CONFIG_KPROBE_EVENTS)"
+	skip kprobe-fs "no kprobe_events (CONFIG_KPROBE_EVENTS)"
 	exit 0
 fi
 bad=""
@@ -104,6 +105,56 @@ done
 	ok kprobe-entry "a kprobe on do_io_submit or aio_write before the load: the load refused twice, naming it; loads without it" ||
 	nok kprobe-entry "a kprobe on do_io_submit or aio_write before the load: the load refused twice, naming it; loads without it" \
 		"refused/named/works vs$bad $(cat /tmp/h.err)"
+
+# 3. a kprobe on a filesystem's hook (bcc's ext4slower puts one on
+# ext4_file_write_iter), before the load and while the per-request hooks
+# are out: the load, and their next install, leave that function out and
+# turn NOWAIT off on ext4 alone (EOPNOTSUPP, features and dmesg say why);
+# XFS keeps it
+ew=ext4_file_write_iter
+grep -q " $ew\$" /proc/kallsyms || ew=ext4_file_write
+ext4_off() { # what the module says of ext4, a NOWAIT write on ext4, XFS
+	# (a new file: EAGAIN for the allocation, or written; not EOPNOTSUPP)
+	x=$(/nwconf --nowait-write /mnt/xfs/hostile.dat)
+	[ "$x" = EOPNOTSUPP ] || x=on
+	echo "$(grep -c "^fs ext4 off: $ew: held by another ftrace user" $k/features)" \
+		"$(/nwconf --nowait-write /mnt/ext4/hostile.dat)" "$x"
+}
+bad=""
+rmmod nowait_aio 2>/tmp/h.err
+dmesg -c >/dev/null
+if kprobe_on nwk $ew; then
+	modprobe nowait_aio hook_idle_ms=0 2>>/tmp/h.err || bad="$bad notloaded"
+	r=$(ext4_off)
+	[ "$r" = "1 EOPNOTSUPP on" ] || bad="$bad before:[$r]"
+	dmesg | grep -q "nowait_aio: symbol $ew .*held by another ftrace user" ||
+		bad="$bad nomsg"
+	kprobe_off nwk
+else
+	bad="$bad kprobe($ew)"
+fi
+rmmod nowait_aio 2>>/tmp/h.err
+modprobe nowait_aio 2>>/tmp/h.err && echo 100 > $k/hook_idle_ms
+n=0
+while ! grep -q '^demand standby' $k/features && [ $n -lt 30 ]; do
+	sleep 1; n=$((n + 1))
+done
+if kprobe_on nwk $ew; then
+	/nwconf --nowait-write /mnt/ext4/hostile.dat >/dev/null	# the warm-up
+	sleep 2
+	r=$(ext4_off)
+	[ "$r" = "1 EOPNOTSUPP on" ] || bad="$bad idle:[$r]"
+	kprobe_off nwk
+else
+	bad="$bad kprobe-idle($ew)"
+fi
+rmmod nowait_aio 2>>/tmp/h.err
+modprobe nowait_aio 2>>/tmp/h.err && echo 0 > $k/hook_idle_ms
+works || bad="$bad notworking"
+[ -z "$bad" ] &&
+	ok kprobe-fs "a kprobe on $ew before the load or while the hooks are out: NOWAIT off on ext4 alone, said in features and dmesg; XFS keeps it" ||
+	nok kprobe-fs "a kprobe on $ew before the load or while the hooks are out: NOWAIT off on ext4 alone, said in features and dmesg; XFS keeps it" \
+		"1 EOPNOTSUPP on, named, working vs$bad $(cat /tmp/h.err)"
 
 # A kprobe put on a hooked function after the load is refused by the
 # kernel, which WARNs ("Failed to arm kprobe-ftrace ... (-16)",
