@@ -140,8 +140,9 @@ static bool nw_xfs_range_in_place(struct inode *inode, loff_t pos, size_t len)
 
 /*
  * A direct write from a buffer the device cannot take as it is: XFS's
- * iomap DIO says EINVAL, unless the first block needs allocation, which
- * its NOWAIT test refuses first.
+ * iomap DIO says EINVAL, unless its NOWAIT tests refuse first: pages of
+ * the range in the page cache (iomap_dio_rw(), before any mapping), or a
+ * first block that needs allocation.
  */
 static int nw_xfs_misaligned(struct nw_write *w)
 {
@@ -152,6 +153,10 @@ static int nw_xfs_misaligned(struct nw_write *w)
 	    !(iov_iter_alignment(w->from) &
 	      (queue_logical_block_size(w->q) - 1)))
 		return 0;
+	if (nw_check_on[NW_CHECK_PAGECACHE] &&
+	    nw_range_has_page(w->iocb->ki_filp->f_mapping, w->pos,
+			      w->pos + w->count - 1))
+		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
 	first = min_t(size_t, w->count, bs - (w->pos & (bs - 1)));
 	if (!nw_check_on[NW_CHECK_ALLOC] ||
 	    nw_xfs_range_in_place(w->inode, w->pos, first))

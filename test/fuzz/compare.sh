@@ -109,8 +109,8 @@ function explain(fs, q, m, n) {
 	# in files a and c, [256K, 320K), is named by its place)
 	if (is_write(q) && nowait(q) && fs == "btrfs" && m > 0 && n == -11 && lay(q) ~ /e/ && (lay(q) ~ /[uw]/ || (file_of(q) ~ /[ac]/ && off(q) >= 262144 && off(q) + len(q) <= 327680)))
 		{ wrote = 1; return "btrfs NOWAIT direct write past EOF over allocated blocks: 4.14 btrfs_direct_IO() says EAGAIN for any write that moves i_size (fixed 5.8, 4b1946284dd6)" }
-	if (is_write(q) && nowait(q) && fs == "btrfs" && m == -14 && n == -11 && q ~ /buf=unmapped/ && lay(q) ~ /e/ && (lay(q) ~ /[uw]/ || (file_of(q) ~ /[ac]/ && off(q) >= 262144 && off(q) + len(q) <= 327680)))
-		return "btrfs NOWAIT direct write past EOF over allocated blocks from an unmapped buffer: 4.14 says EAGAIN for any write that moves i_size (fixed 5.8, 4b1946284dd6); 5.8 and the module go on and fault, nothing written"
+	if (is_write(q) && nowait(q) && fs == "btrfs" && m == -14 && n == -11 && lay(q) ~ /e/ && (lay(q) ~ /[uw]/ || (file_of(q) ~ /[ac]/ && off(q) >= 262144 && off(q) + len(q) <= 327680)))
+		return "btrfs NOWAIT direct write past EOF over allocated blocks from a bad buffer: 4.14 says EAGAIN for any write that moves i_size (fixed 5.8, 4b1946284dd6); 5.8 and the module go on and fault, nothing written"
 	if (is_write(q) && nowait(q) && fs == "xfs" && m == -11 && (n > 0 || n == -22) && lay(q) ~ /g/)
 		{ wrote = 1; return "XFS NOWAIT write past EOF needing zeroing: 4.14 zeroes first, then writes or says EINVAL (refused first since 5.12, 354be7e3b2ba)" }
 	if (is_write(q) && nowait(q) && fs == "xfs" && m == -22 && n == -11 && file_of(q) ~ /a|b/)
