@@ -102,6 +102,8 @@ function explain(fs, q, m, n) {
 		{ wrote = 1; return "XFS partial NOWAIT write: 4.14 writes part, then EAGAIN (fixed 5.10, 883a790a8440)" }
 	if (is_write(q) && nowait(q) && fs == "btrfs" && m == -11 && n == len(q) && lay(q) ~ /h/)
 		{ wrote = 1; return "btrfs NOWAIT write over a hole: 4.14 allocates (fixed 5.8, 260a63395f90)" }
+	if (is_write(q) && nowait(q) && fs == "btrfs" && m == -11 && n == len(q) && lay(q) ~ /u/ && lay(q) ~ /w/ && file_of(q) ~ /[ab]/)
+		{ wrote = 1; return "btrfs NOWAIT write over preallocated then written blocks of a file that COWs: 4.14 tests the first extent only and COWs the rest (fixed 5.8, 260a63395f90)" }
 	if (is_write(q) && nowait(q) && fs == "btrfs" && m == -11 && n == -14 && lay(q) ~ /h/)
 		return "btrfs NOWAIT write over a hole from a bad buffer: 4.14 goes ahead and faults; 5.8 (260a63395f90) and the module refuse first"
 	# (a range that starts past EOF shows no extent in the btrfs FIEMAP of
