@@ -6,7 +6,7 @@
  * buffered read returns what is cached from the start of the range and
  * EAGAIN when nothing is (91f9943e1c7b), never 0 before EOF, and 0 at or
  * past EOF without touching the page cache (6.1); a NOWAIT direct read of
- * btrfs's compressed or inline extents follows the buffered rule there.
+ * btrfs's compressed or inline extents is refused, as 4.14 and 6.1 do.
  */
 #include <linux/fs.h>
 #include <linux/pagemap.h>
@@ -152,29 +152,32 @@ static ssize_t nw_nowait_buffered_read(struct kiocb *iocb,
  * btrfs reads compressed and inline extents through the page cache, even
  * for a direct read: the kernel's generic_file_read_iter() takes the
  * direct read up to the first of them and its buffered path for the rest
- * (4.14 honours NOWAIT there; 4.12 reads from the disk and waits).  A
- * NOWAIT direct read that meets one is cut before it, or, starting on it,
- * follows the buffered rule.
+ * (4.14 honours NOWAIT there; 4.12 reads from the disk and waits).  4.14
+ * and 6.1 both refuse such a NOWAIT read with EAGAIN when the range has
+ * pages in the page cache (found before btrfs falls back), and the
+ * buffered part would wait for the disk when it has none: the module
+ * refuses one that starts on such an extent, and cuts one that reaches
+ * one before it (4.14's buffered part would find nothing cached there).
  */
 static ssize_t nw_btrfs_direct_read(struct kiocb *iocb, struct iov_iter *to,
 				    size_t count, loff_t size, nw_rw_fn orig)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
-	loff_t enc = -1;
+	loff_t pos = iocb->ki_pos, enc = -1;
 	ssize_t ret;
 
-	if (nw_fs_of(inode) == NW_FS_BTRFS && iocb->ki_pos < size)
-		enc = nw_range_first_encoded(inode, iocb->ki_pos,
-					     min_t(loff_t, count,
-						   size - iocb->ki_pos));
+	if (nw_fs_of(inode) == NW_FS_BTRFS && pos < size)
+		enc = nw_range_first_encoded(inode, pos,
+					     min_t(loff_t, count, size - pos));
 	if (enc < 0)
 		return nw_nowait_direct_read(iocb, to, count, orig);
-	if (enc == iocb->ki_pos)
-		return nw_nowait_buffered_read(iocb, to, count, size, orig);
-	iov_iter_truncate(to, enc - iocb->ki_pos);
-	ret = nw_nowait_direct_read(iocb, to, enc - iocb->ki_pos, orig);
-	iov_iter_reexpand(to, iov_iter_count(to) + count -
-			  (enc - iocb->ki_pos));
+	if (enc == pos || (nw_check_on[NW_CHECK_PAGECACHE] &&
+			   nw_range_has_page(inode->i_mapping, pos,
+					     pos + count - 1)))
+		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
+	iov_iter_truncate(to, enc - pos);
+	ret = nw_nowait_direct_read(iocb, to, enc - pos, orig);
+	iov_iter_reexpand(to, iov_iter_count(to) + count - (enc - pos));
 	return ret;
 }
 

@@ -762,7 +762,8 @@ static void raw_dirty_page(struct nw_ctx *c)
 	struct nw_aio_res r;
 	int bfd = -1, fd = -1;
 
-	if (system("rm -f /tmp/nwraw.img; dd if=/dev/zero of=/tmp/nwraw.img bs=1M count=8 2>/dev/null && "
+	if (system("modprobe loop 2>/dev/null; rm -f /tmp/nwraw.img; "
+		   "dd if=/dev/zero of=/tmp/nwraw.img bs=1M count=8 2>/dev/null && "
 		   "losetup /dev/loop7 /tmp/nwraw.img")) {
 		nw_skip(c, "no loop device here");
 		return;
