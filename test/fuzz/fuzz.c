@@ -438,12 +438,22 @@ static void gen_req(struct fz_req *r, int fs, int opno, int rwv2, int slot)
 	 * unaligned NOWAIT direct write meets direct I/O in flight
 	 * (xfs_file_dio_aio_write's i_dio_count test): the file's next user
 	 * hangs.  Within a batch that already has direct I/O on this XFS
-	 * file such a write goes without NOWAIT.
+	 * file such a write goes without NOWAIT, and aligned: 4.14.67 WARNs
+	 * in iomap_dio_complete()
+	 * (invalidate_inode_pages2_range() -EBUSY, from
+	 * iomap_dio_complete_work) when an unaligned direct write overlaps a
+	 * DSYNC one still in flight on the reflinked file (seed 71010, op
+	 * 1100).
 	 */
 	if (fs == 1 && batch_dio[r->file] && r->fdk == 0 &&
 	    (r->opcode == IOCB_CMD_PWRITE || r->opcode == IOCB_CMD_PWRITEV) &&
-	    ((r->off | r->len) & 4095))
+	    ((r->off | r->len) & 4095)) {
 		r->flags &= ~(unsigned int)RWF_NOWAIT;
+		if (r->off >= 0) {
+			r->off &= ~4095LL;
+			r->len = (r->len + 4095) & ~4095LL;
+		}
+	}
 	/*
 	 * No unmapped or NULL buffers on XFS: 4.14.67 oopses (NULL
 	 * dereference in __xfs_bunmapi, from xfs_bmap_punch_delalloc_range)
