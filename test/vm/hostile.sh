@@ -112,7 +112,7 @@ done
 # turn NOWAIT off on ext4 alone (EOPNOTSUPP, features and dmesg say why);
 # XFS keeps it
 ew=ext4_file_write_iter
-grep -qE " $ew( |$)" /proc/kallsyms || ew=ext4_file_write
+grep -qE " $ew([[:space:]]|$)" /proc/kallsyms || ew=ext4_file_write
 ext4_off() { # what the module says of ext4, a NOWAIT write on ext4, XFS
 	# (a new file: EAGAIN for the allocation, or written; not EOPNOTSUPP)
 	x=$(/nwconf --nowait-write /mnt/xfs/hostile.dat)
