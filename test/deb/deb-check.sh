@@ -71,6 +71,23 @@ mnt() { # mount args... target (the last argument)
 	mount "$@" && mounts+=("$target")
 }
 
+mnt_ro() { # host directory, path in the chroot: bind-mount it read-only
+	mkdir -p "$root$2" && mnt --bind "$1" "$root$2" &&
+		mount -o remount,bind,ro "$root$2"
+}
+
+# A tree built with O= keeps its sources elsewhere: its Makefile and the
+# `source` link name that directory by its absolute path, so the chroot
+# needs it at the same path.
+mnt_source() { # built kernel tree
+	local src
+	[ -L "$1/source" ] || return 0
+	src=$(readlink -f "$1/source")
+	[ "$src" = "$(readlink -f "$1")" ] && return 0
+	[ -f "$src/Makefile" ] || { note "$1/source: $src has no Makefile"; return 1; }
+	mnt_ro "$src" "$src"
+}
+
 in_chroot() { # command line for bash -c, run in the chroot
 	chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive TERM=dumb \
@@ -385,7 +402,7 @@ unpack_ko() { # built module (maybe compressed), destination .ko
 }
 if [ -n "$tree" ] && [ -f "$tree/.config" ] && [ -f "$tree/Module.symvers" ]; then
 	mkdir -p "$root$kdir"
-	if mnt --bind "$tree" "$root$kdir" && mount -o remount,bind,ro "$root$kdir"; then
+	if mnt_ro "$tree" "$kdir" && mnt_source "$tree"; then
 		# 1. the build, unsigned (the tree has no sign-file to find)
 		t0=$SECONDS
 		in_chroot "nice -n 10 dkms build -m nowait-aio -v $version -k 4.12.0 -j 1 \
@@ -407,7 +424,7 @@ if [ -n "$tree" ] && [ -f "$tree/.config" ] && [ -f "$tree/Module.symvers" ]; th
 			[ -n "$mk" ] && cp "$mk" "$out/dkms-make.log" && tailof "$out/dkms-make.log" 20
 		fi
 	else
-		nok dkms-build-4.12.0 "bind-mount $tree read-only into the chroot"
+		nok dkms-build-4.12.0 "bind-mount $tree (and its source directory) read-only into the chroot"
 	fi
 else
 	skip dkms-build-4.12.0 "no built kernel tree at $kernels/4.12.0 (with .config and Module.symvers)"
