@@ -125,6 +125,8 @@ function explain(fs, q, m, n) {
 		return "ext4 unaligned async NOWAIT DIO from a bad buffer: 4.14 skips its overwrite check and faults; 5.5 (378f32bab371) and the module refuse first, nothing written"
 	if (is_write(q) && nowait(q) && (fs == "ext4" || fs == "btrfs") && m == len(q) && n == -11 && lay(q) ~ /n/)
 		{ wrote = 1; return "NOWAIT direct write ending on a page edge, the next page cached: 4.14 tests one byte past the range (fixed 2019, \"mm/filemap: pass inclusive end_byte parameter to filemap_range_has_page\", Fixes: 6be96d3ad34a)" }
+	if (is_write(q) && nowait(q) && (fs == "ext4" || fs == "btrfs") && m == -22 && n == -11 && lay(q) ~ /n/ && lay(q) !~ /c/)
+		return "NOWAIT direct write ending on a page edge, the next page cached, from segments the device cannot take: 4.14 tests one byte past the range before the direct I/O alignment test (fixed 2019, \"mm/filemap: pass inclusive end_byte parameter to filemap_range_has_page\"); the module and later upstream say EINVAL, nothing written"
 	if (is_read(q) && nowait(q) && fs == "btrfs" && fd_of(q) ~ /direct|ro/ && unaligned(q) && m == -14 && n == -11 && lay(q) ~ /c/)
 		return "btrfs unaligned NOWAIT direct read of cached pages into a bad buffer: 4.14 says EAGAIN on finding them; later upstream copies them (6.1 verified with a good buffer: read.btrfs.dio-unaligned-cached), so the copy faults"
 	if (is_read(q) && nowait(q) && fs == "btrfs" && fd_of(q) ~ /direct|ro/ && unaligned(q) && m > 0 && n == -11)
