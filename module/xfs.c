@@ -26,6 +26,51 @@ static nw_rw_fn nw_orig_xfs_file_write;
 static nw_rw_fn nw_orig_xfs_file_read;
 static const void *nw_xfs_iomap_ops;
 
+/* XFS's own IOLOCK before 4.10 (compat/xfs.h) */
+static int (*nw_xfs_ilock_nowait)(void *ip, unsigned int lock_flags);
+static void (*nw_xfs_iunlock)(void *ip, unsigned int lock_flags);
+static struct kmem_cache **nw_xfs_inode_zone;
+static long nw_xfs_vnode_at;	/* where struct xfs_inode has i_vnode */
+static bool nw_xfs_layout_bad;	/* an inode was not where it was looked for */
+
+static bool nw_xfs_iolock_usable(void)
+{
+	return !NW_XFS_OWN_IOLOCK ||
+	       (READ_ONCE(nw_xfs_vnode_at) && nw_xfs_ilock_nowait &&
+		nw_xfs_iunlock && !READ_ONCE(nw_xfs_layout_bad));
+}
+
+/*
+ * Is XFS's IOLOCK free right now?  Before 4.10 that is both the VFS inode
+ * lock (buffered writers and unaligned DIO take it first) and XFS's own
+ * i_iolock (a hole punch takes only that).  0, -EAGAIN, or -EOPNOTSUPP
+ * when XFS's inode is not where the module looks for it.
+ */
+static int nw_xfs_iolock_try(struct inode *inode, bool excl)
+{
+	unsigned int mode = excl ? NW_XFS_IOLOCK_EXCL : NW_XFS_IOLOCK_SHARED;
+	void *ip;
+
+	if (!(excl ? nw_inode_lock_free_excl(inode) :
+		     nw_inode_lock_free_shared(inode)))
+		return nw_eagain(NW_CNT_EAGAIN_LOCK);
+	if (!NW_XFS_OWN_IOLOCK)
+		return 0;
+	ip = nw_xfs_iolock_usable() ?
+	     nw_xfs_inode_at(inode, READ_ONCE(nw_xfs_vnode_at)) : NULL;
+	if (!ip) {
+		if (!xchg(&nw_xfs_layout_bad, true))
+			pr_warn("xfs: struct xfs_inode is not as this module expects (i_vnode at %ld): RWF_NOWAIT off on XFS (EOPNOTSUPP)\n",
+				nw_xfs_vnode_at);
+		nw_count(NW_CNT_EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
+	if (!nw_xfs_ilock_nowait(ip, mode))
+		return nw_eagain(NW_CNT_EAGAIN_LOCK);
+	nw_xfs_iunlock(ip, mode);
+	return 0;
+}
+
 /*
  * Does the file have a shared (reflinked) extent anywhere?  XFS marks such
  * an inode (XFS_DIFLAG2_REFLINK, private to XFS); its extents are the
@@ -70,6 +115,13 @@ static int nw_inode_has_shared(struct inode *inode)
 	return shared;
 }
 
+/* Would XFS write back and drop the whole file's cache (before 4.9)? */
+static bool nw_xfs_flushes_file(struct inode *inode)
+{
+	return NW_XFS_DIO_FLUSHES_FILE && nw_check_on[NW_CHECK_PAGECACHE] &&
+	       inode->i_mapping->nrpages;
+}
+
 static bool nw_xfs_buffered_first(struct nw_write *w)
 {
 	return !w->count;
@@ -96,16 +148,18 @@ static int nw_xfs_before_lock(struct nw_write *w)
 		nw_count(NW_CNT_EOPNOTSUPP);
 		return -EOPNOTSUPP;
 	}
+	/* 4.4: any cached page of the file makes XFS flush all of them */
+	if (nw_xfs_flushes_file(w->inode))
+		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
 	return 0;
 }
 
 static int nw_xfs_lock(struct nw_write *w)
 {
-	if (!w->unaligned)
-		return nw_inode_lock_free_shared(w->inode) ? 0 :
-		       nw_eagain(NW_CNT_EAGAIN_LOCK);
-	if (!nw_inode_lock_free_excl(w->inode))
-		return nw_eagain(NW_CNT_EAGAIN_LOCK);
+	int ret = nw_xfs_iolock_try(w->inode, w->unaligned);
+
+	if (ret || !w->unaligned)
+		return ret;
 	/* unaligned DIO waits for all DIO in flight (4.13) */
 	if (atomic_read(&w->inode->i_dio_count))
 		return nw_eagain(NW_CNT_EAGAIN_LOCK);
@@ -196,10 +250,16 @@ NW_RW_HOOK(nw_xfs_file_write_iter)
 static int nw_xfs_read_checks(struct kiocb *iocb, size_t count)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
+	int ret;
 
 	/* XFS takes its IOLOCK for every read; 4.13 tries it */
-	if (nw_check_on[NW_CHECK_LOCK] && !nw_inode_lock_free_shared(inode))
-		return nw_eagain(NW_CNT_EAGAIN_LOCK);
+	if (nw_check_on[NW_CHECK_LOCK]) {
+		ret = nw_xfs_iolock_try(inode, false);
+		if (ret)
+			return ret;
+	}
+	if ((nw_req_flags(iocb) & IOCB_DIRECT) && nw_xfs_flushes_file(inode))
+		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
 	/*
 	 * XFS direct reads do not go through generic_file_read_iter
 	 * (iomap), so the page-cache rule is here; iomap_dio_rw() answers 0
@@ -231,7 +291,12 @@ static ssize_t nw_xfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 }
 NW_RW_HOOK(nw_xfs_file_read_iter)
 
-enum { NW_XFS_IOMAP_OPS, NW_XFS_WRITE, NW_XFS_READ };
+enum {
+	NW_XFS_IOMAP_OPS, NW_XFS_WRITE, NW_XFS_READ,
+	NW_XFS_ILOCK_NOWAIT, NW_XFS_IUNLOCK, NW_XFS_INODE_ZONE,
+};
+
+#define NW_XFS_IOLOCK_WHY "XFS's own IOLOCK (before 4.10)"
 
 static struct nw_hook nw_xfs_hooks[] = {
 	[NW_XFS_IOMAP_OPS] =
@@ -246,7 +311,28 @@ static struct nw_hook nw_xfs_hooks[] = {
 		NW_HOOK(NW_FOP_SYM("xfs_file_read_iter", "xfs_file_aio_read"),
 			nw_xfs_file_read_iter_hook, nw_orig_xfs_file_read,
 			NW_FS, "XFS NOWAIT reads"),
+#if NW_XFS_OWN_IOLOCK
+	[NW_XFS_ILOCK_NOWAIT] =
+		NW_SYMBOL("xfs_ilock_nowait", nw_xfs_ilock_nowait,
+			  NW_FS, NW_XFS_IOLOCK_WHY),
+	[NW_XFS_IUNLOCK] =
+		NW_SYMBOL("xfs_iunlock", nw_xfs_iunlock, NW_FS,
+			  NW_XFS_IOLOCK_WHY),
+	[NW_XFS_INODE_ZONE] =
+		NW_SYMBOL("xfs_inode_zone", nw_xfs_inode_zone, NW_FS,
+			  NW_XFS_IOLOCK_WHY),
+#endif
 };
+
+static const char *nw_xfs_off_why(void)
+{
+	if (nw_xfs_iolock_usable())
+		return NULL;
+	if (!READ_ONCE(nw_xfs_layout_bad) && nw_xfs_ilock_nowait &&
+	    nw_xfs_iunlock && nw_xfs_inode_zone)
+		return "xfs_inode_zone gives no size to find i_vnode by";
+	return "struct xfs_inode not as expected: no IOLOCK test";
+}
 
 /* XFS reads take its IOLOCK: the read hook is needed as well */
 static void nw_xfs_setup(void)
@@ -254,8 +340,16 @@ static void nw_xfs_setup(void)
 	struct nw_hook *wi = &nw_xfs_hooks[NW_XFS_WRITE];
 	bool ready = nw_hook_ready(wi) &&
 		     nw_hook_ready(&nw_xfs_hooks[NW_XFS_READ]);
+	struct kmem_cache *zone = NULL;
 
-	nw_fs_set(NW_FS_XFS, ready ? wi->addr : 0, true);
+	if (nw_xfs_inode_zone)
+		zone = READ_ONCE(*nw_xfs_inode_zone);
+	WRITE_ONCE(nw_xfs_vnode_at, nw_xfs_vnode_offset(zone));
+	/* missing symbols said so already (NW_FS); a bad cache, here */
+	if (ready && nw_xfs_inode_zone && !nw_xfs_iolock_usable())
+		pr_warn("xfs: RWF_NOWAIT not offered (EOPNOTSUPP): %s\n",
+			nw_xfs_off_why());
+	nw_fs_set(NW_FS_XFS, ready ? wi->addr : 0, nw_xfs_iolock_usable());
 }
 
 const struct nw_part nw_xfs_part = {
@@ -263,4 +357,5 @@ const struct nw_part nw_xfs_part = {
 	.owner = "xfs",
 	NW_PART_HOOKS(nw_xfs_hooks),
 	.setup = nw_xfs_setup,
+	.off_why = nw_xfs_off_why,
 };

@@ -19,6 +19,7 @@
  *   uaccess.h  the address limit, around fiemap and ioctl calls on the
  *              module's own buffers
  *   fs.h       inode locks, the page cache, ext4's and btrfs's private parts
+ *   xfs.h      XFS's own IOLOCK before 4.10, its whole-file flush before 4.9
  *   block.h    bios, request allocation, blk-mq tags
  */
 #ifndef NOWAIT_AIO_COMPAT_H
@@ -31,5 +32,6 @@
 #include "uaccess.h"
 #include "fs.h"
 #include "block.h"
+#include "xfs.h"
 
 #endif /* NOWAIT_AIO_COMPAT_H */

@@ -381,6 +381,50 @@ static void xfs_unaligned_inflight(struct nw_ctx *c)
 	close(fd);
 }
 
+/*
+ * XFS's IOLOCK held shared by a FIEMAP (xfs_vn_fiemap() copies extents out
+ * with it held; the VFS inode lock is not taken): an unaligned DIO needs
+ * it exclusive, so 4.14's xfs_ilock_nowait() refuses a NOWAIT one at once.
+ * Before 4.10 that lock is XFS's own i_iolock, not the VFS inode's; a
+ * module that probes only the VFS lock lets the write wait for the holder
+ * (here until the watchdog lets it go, and it completes).  4.4's fiemap
+ * drops the IOLOCK before it copies anything out: nothing to hold it with.
+ * From 5.12 an unaligned overwrite inside EOF runs under the shared lock
+ * (ed1128c2d0c8), as in xfs_unaligned_inflight().
+ */
+static void xfs_iolock_fiemap(struct nw_ctx *c)
+{
+	int fd = nw_make_file(c, F, 2 << 20, 2 << 20, 0x11);
+	struct nw_lockholder *h;
+	struct nw_aio_res r;
+	struct nw_snap s;
+
+	if (c->env->kver < KV(4, 8, 0)) {
+		nw_skip(c, "XFS's fiemap before 4.8 copies out without the IOLOCK");
+		close(fd);
+		return;
+	}
+	if (fd < 0 || !nw_snap_take(c, F, &s))
+		return;
+	h = nw_hold_fiemap(c, fd);
+	if (!h)
+		return;
+	if (nw_release_later(h)) {
+		nw_fail(c, "cannot start the holder's watchdog");
+		nw_release(h);
+		return;
+	}
+	r = aio_nowait(fd, 512, 512, 0);
+	nw_release(h);
+	/* 5.12+: shared, overwrite-only; 6.0+ maybe kiocb_modified's EAGAIN */
+	if (nw_native(c) && nw_kver_ge(c, KV(6, 0, 0)) && r.res == -EAGAIN)
+		check(c, fd, 512, 512, -EAGAIN, r, &s);
+	else
+		check(c, fd, 512, 512, nw_native(c) &&
+		      nw_kver_ge(c, KV(5, 12, 0)) ? 512 : -EAGAIN, r, &s);
+	close(fd);
+}
+
 static int clone_file(struct nw_ctx *c, int src, const char *name, int nocow)
 {
 	char p[512];
@@ -559,6 +603,9 @@ const struct nw_case nw_fs_cases[] = {
 	{ "fs.%s.unaligned-inflight",
 	  "XFS: unaligned DIO while DIO is in flight: EAGAIN", FS_BIT(NW_XFS),
 	  xfs_unaligned_inflight },
+	{ "fs.%s.iolock-fiemap",
+	  "XFS: unaligned DIO while a FIEMAP holds the IOLOCK shared (no VFS inode lock): EAGAIN at once",
+	  FS_BIT(NW_XFS), xfs_iolock_fiemap },
 	{ "fs.%s.reflink-shared",
 	  "a write to reflinked (shared) blocks needs COW: EAGAIN",
 	  FS_BIT(NW_XFS) | FS_BIT(NW_BTRFS), reflink_shared },

@@ -122,6 +122,14 @@ struct nw_lockholder *nw_hold_inode_lock(struct nw_ctx *c, int buffered_fd,
 					 off_t off);
 /* hold a direct write in flight (its source buffer faults on userfaultfd) */
 struct nw_lockholder *nw_hold_dio(struct nw_ctx *c, int direct_fd, off_t off);
+/* hold a FIEMAP whose extent buffer faults (XFS 4.8+: IOLOCK shared) */
+struct nw_lockholder *nw_hold_fiemap(struct nw_ctx *c, int fd);
+/*
+ * Let the holder go by itself after NW_HOLD_WATCHDOG_MS, so that a case
+ * whose call waits for it ends (and fails) instead of hanging: 0 or -1.
+ */
+#define NW_HOLD_WATCHDOG_MS 3000
+int nw_release_later(struct nw_lockholder *h);
 void nw_release(struct nw_lockholder *h);
 
 /* the module's switches (NW_MODULE), and its per-request hooks out */

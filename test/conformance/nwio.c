@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
@@ -316,32 +317,49 @@ int nw_expect_content(struct nw_ctx *c, int fd, off_t off, size_t len,
 
 struct nw_lockholder {
 	int uffd;
-	void *region;
+	void *map;		/* [plain page][page on the userfaultfd] */
+	void *region;		/* the second page */
 	pthread_t th;
 	int fd;
 	off_t off;
+	int fiemap;		/* FIEMAP instead of a one-block pwrite */
 	long ret;
 	unsigned long fault_addr;
+	pthread_t watchdog;
+	int stop[2];		/* a pipe: a byte ends the watchdog's wait */
 };
 
 static void *holder_thread(void *p)
 {
 	struct nw_lockholder *h = p;
+	/* the header on the plain page, its extents on the faulting one */
+	struct fiemap *fm = (struct fiemap *)((char *)h->region -
+					      sizeof(struct fiemap));
 
-	h->ret = pwrite(h->fd, h->region, NW_BS, h->off);
+	if (h->fiemap) {
+		memset(fm, 0, sizeof(*fm));
+		fm->fm_length = FIEMAP_MAX_OFFSET;
+		fm->fm_extent_count = NW_BS / sizeof(struct fiemap_extent);
+		h->ret = ioctl(h->fd, FS_IOC_FIEMAP, fm);
+	} else {
+		h->ret = pwrite(h->fd, h->region, NW_BS, h->off);
+	}
 	if (h->ret < 0)
 		h->ret = -errno;
 	return NULL;
 }
 
 /*
- * Start a write of one block from a buffer that faults on a userfaultfd
- * region nobody serves yet, and return once the fault is pending.  A
- * buffered write then sleeps inside ->write_iter with the inode lock held;
- * a direct write sleeps with the DIO counted in flight (and, on XFS, the
- * IOLOCK held shared).  nw_release() serves the fault and joins.
+ * Start a write of one block (or a FIEMAP) into or from a buffer that
+ * faults on a userfaultfd region nobody serves yet, and return once the
+ * fault is pending.  A buffered write then sleeps inside ->write_iter with
+ * the inode lock held; a direct write sleeps with the DIO counted in flight
+ * (and, on XFS, the IOLOCK held shared); XFS's fiemap from 4.8 sleeps with
+ * its IOLOCK held shared, not the VFS inode lock.  nw_release() serves the
+ * fault and joins.
  */
-static struct nw_lockholder *hold(struct nw_ctx *c, int fd, off_t off)
+static struct nw_lockholder *hold(struct nw_ctx *c, int fd, off_t off,
+				  int fiemap)
 {
 	struct nw_lockholder *h = calloc(1, sizeof(*h));
 	struct uffdio_api api = { .api = UFFD_API };
@@ -351,6 +369,8 @@ static struct nw_lockholder *hold(struct nw_ctx *c, int fd, off_t off)
 
 	h->fd = fd;
 	h->off = off;
+	h->fiemap = fiemap;
+	h->stop[0] = h->stop[1] = -1;
 	h->uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
 	if (h->uffd < 0) {
 		nw_skip(c, "userfaultfd unavailable (errno %d)", errno);
@@ -361,8 +381,9 @@ static struct nw_lockholder *hold(struct nw_ctx *c, int fd, off_t off)
 		nw_skip(c, "UFFDIO_API failed (errno %d)", errno);
 		goto err;
 	}
-	h->region = mmap(NULL, NW_BS, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	h->map = mmap(NULL, 2 * NW_BS, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	h->region = (char *)h->map + NW_BS;
 	reg.range.start = (unsigned long)h->region;
 	reg.range.len = NW_BS;
 	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
@@ -391,32 +412,69 @@ err:
 struct nw_lockholder *nw_hold_inode_lock(struct nw_ctx *c, int buffered_fd,
 					 off_t off)
 {
-	return hold(c, buffered_fd, off);
+	return hold(c, buffered_fd, off, 0);
 }
 
 struct nw_lockholder *nw_hold_dio(struct nw_ctx *c, int direct_fd, off_t off)
 {
-	return hold(c, direct_fd, off);
+	return hold(c, direct_fd, off, 0);
+}
+
+struct nw_lockholder *nw_hold_fiemap(struct nw_ctx *c, int fd)
+{
+	return hold(c, fd, 0, 1);
+}
+
+/* Serve the holder's fault: it goes on (a second time: EEXIST, no harm) */
+static void serve_fault(struct nw_lockholder *h)
+{
+	unsigned char *src = nw_buf(NW_BS, 0x77);
+	struct uffdio_copy cp = {
+		.dst = h->fault_addr, .src = (unsigned long)src, .len = NW_BS,
+	};
+
+	ioctl(h->uffd, UFFDIO_COPY, &cp);
+	free(src);
+}
+
+static void *watchdog_thread(void *p)
+{
+	struct nw_lockholder *h = p;
+	struct pollfd pfd = { .fd = h->stop[0], .events = POLLIN };
+
+	if (poll(&pfd, 1, NW_HOLD_WATCHDOG_MS) == 0)
+		serve_fault(h);
+	return NULL;
+}
+
+int nw_release_later(struct nw_lockholder *h)
+{
+	if (pipe(h->stop))
+		return -1;
+	if (pthread_create(&h->watchdog, NULL, watchdog_thread, h)) {
+		close(h->stop[0]);
+		close(h->stop[1]);
+		h->stop[0] = h->stop[1] = -1;
+		return -1;
+	}
+	return 0;
 }
 
 void nw_release(struct nw_lockholder *h)
 {
-	struct uffdio_copy cp;
-	void *src;
-
 	if (!h)
 		return;
-	src = nw_buf(NW_BS, 0x77);
-	cp.dst = h->fault_addr;
-	cp.src = (unsigned long)src;
-	cp.len = NW_BS;
-	cp.mode = 0;
-	cp.copy = 0;
-	ioctl(h->uffd, UFFDIO_COPY, &cp);
+	if (h->stop[1] >= 0) {
+		if (write(h->stop[1], "", 1) != 1)
+			perror("nw_release: pipe");
+		pthread_join(h->watchdog, NULL);
+		close(h->stop[0]);
+		close(h->stop[1]);
+	}
+	serve_fault(h);
 	pthread_join(h->th, NULL);
-	munmap(h->region, NW_BS);
+	munmap(h->map, 2 * NW_BS);
 	close(h->uffd);
-	free(src);
 	free(h);
 }
 
