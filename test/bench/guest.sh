@@ -27,6 +27,10 @@
 #    io_submit calls (plain, module unloaded and loaded; NOWAIT), which
 #    leave out the interrupts and background work that move fio's means.
 #    NW_BENCH_SUBMIT=0 skips it; NW_BENCH_STALL=0 skips 2 and 3.
+# 5. /sleeps: per filesystem, NOWAIT direct overwrites while a thread
+#    punches holes elsewhere in the file; NOWAIT reads of a compressed
+#    btrfs file; NOWAIT writes to a loop device over dirty cached pages:
+#    how many calls slept (test/bench/sleeps.c).  NW_BENCH_SLEEPS=0 skips.
 #
 # Last line: bench: stall_p99_vs_plain=.. stall_p99_vs_native=..
 # overhead_slat_ratio=.. refusal_cost_vs_native=.. nowait_sleeps_per_1000=..
@@ -281,6 +285,25 @@ for fs in $NW_BENCH_FS; do
 	/stall --stall /mnt/$fs $fs --dump $dumps 2>&1 | tee -a $out
 	/stall --refusal /mnt/$fs $fs 2>&1 | tee -a $out
 done
+# the sleep counts (test/bench/sleeps.c): NOWAIT calls that slept where
+# 4.14 refuses at once; NW_BENCH_SLEEPS=0 skips them
+if [ "${NW_BENCH_SLEEPS:-1}" != 0 ]; then
+	for fs in $NW_BENCH_FS; do
+		/sleeps --punch /mnt/$fs $fs 2>&1 | tee -a $out
+	done
+	case " $NW_BENCH_FS " in *" btrfs "*)
+		/sleeps --compressed /mnt/btrfs 2>&1 | tee -a $out ;;
+	esac
+	modprobe loop 2>/dev/null
+	if dd if=/dev/zero of=/tmp/sleeps.img bs=1M count=16 2>/dev/null &&
+	   losetup /dev/loop6 /tmp/sleeps.img 2>/dev/null; then
+		/sleeps --raw /dev/loop6 2>&1 | tee -a $out
+		losetup -d /dev/loop6
+	else
+		echo "# sleeps: no loop device: raw scenario not run" | tee -a $out
+	fi
+	rm -f /tmp/sleeps.img
+fi
 # raw per-submit durations for test/bench/plot.sh on the host
 if grep -q ' /mnt/9p ' /proc/mounts; then
 	cp $dumps/stall-*.txt /mnt/9p/ 2>/dev/null && sync

@@ -16,7 +16,7 @@ key() { # TREE
 	(
 		cd "$1" || exit 1
 		find include lib tools test/conformance test/unit/libnowait_test.c \
-			test/bench/stall.c test/fuzz/fuzz.c test/stress/stress.c \
+			test/bench/stall.c test/bench/sleeps.c test/fuzz/fuzz.c test/stress/stress.c \
 			test/iosoak/ioload.c Makefile test/vm/guest-build.sh -type f \
 			\( -name '*.[ch]' -o -name Makefile -o -name '*.sh' -o -name '*.in' \) |
 			LC_ALL=C sort | xargs sha256sum
@@ -41,6 +41,9 @@ build() { # TREE
 	cc -O2 -Wall -Wextra -Werror -static -I"$t/include" -o "$t/test/bench/stall" \
 		"$t/test/bench/stall.c" "$t/lib/libnowait.a" \
 		-laio -lpthread -lm || fail "test/bench/stall.c"
+	# the sleep counts (NOWAIT calls that slept)
+	cc -O2 -Wall -Wextra -Werror -static -I"$t/include" -o "$t/test/bench/sleeps" \
+		"$t/test/bench/sleeps.c" -laio -lpthread || fail "test/bench/sleeps.c"
 	# the differential fuzzer, the stress run and the I/O soak's load
 	for g in fuzz/fuzz:nwfuzz stress/stress:nwstress iosoak/ioload:ioload; do
 		cc -O2 -Wall -Wextra -Werror -static -I"$t/include" \
@@ -55,7 +58,7 @@ build() { # TREE
 copy() { # TREE DEST
 	local t=$1 d=$2
 	cp "$t/test/conformance/nwconf" "$t/test/conformance/nwconf32" \
-		"$t/test/unit/libnowait_test" "$t/test/bench/stall" \
+		"$t/test/unit/libnowait_test" "$t/test/bench/stall" "$t/test/bench/sleeps" \
 		"$t/test/fuzz/nwfuzz" "$t/test/stress/nwstress" "$t/test/iosoak/ioload" \
 		"$t/tools/nowait-aio-probe" "$t/tools/nowait-aio-stat" \
 		"$t/lib/libnowait.o" "$t/lib/libnowait.a" "$t/lib/libnowait.so" "$d/"

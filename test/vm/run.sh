@@ -213,9 +213,9 @@ cp "$top/test/vm/hostile.sh" "$root/hostile.sh"
 cp "$top/test/bench/guest.sh" "$root/bench.sh"
 if [ "$bench" = 1 ]; then
 	# the event-loop stall and refusal-cost benchmark
-	cp "$gdir/stall" "$root/stall"
-	# its knobs (NW_STALL_*, NW_REFUSAL_*, NW_SCALE_*, NW_BENCH_FIO, NW_BENCH_SUBMIT, NW_BENCH_STALL, NW_BENCH_SPIN, NW_BENCH_BUSY) from the host's environment
-	for v in $(compgen -v | grep -E '^(NW_STALL_|NW_REFUSAL_|NW_SCALE_|NW_BENCH_FIO$|NW_BENCH_SUBMIT$|NW_BENCH_STALL$|NW_BENCH_SPIN$|NW_BENCH_BUSY$)'); do
+	cp "$gdir/stall" "$gdir/sleeps" "$root/"
+	# its knobs (NW_STALL_*, NW_REFUSAL_*, NW_SCALE_*, NW_SLEEPS_*, NW_BENCH_FIO, NW_BENCH_SUBMIT, NW_BENCH_STALL, NW_BENCH_SPIN, NW_BENCH_BUSY, NW_BENCH_SLEEPS) from the host's environment
+	for v in $(compgen -v | grep -E '^(NW_STALL_|NW_REFUSAL_|NW_SCALE_|NW_BENCH_FIO$|NW_BENCH_SUBMIT$|NW_BENCH_STALL$|NW_BENCH_SPIN$|NW_BENCH_BUSY$|NW_BENCH_SLEEPS$|NW_SLEEPS_)'); do
 		printf "export %s='%s'\n" "$v" "${!v}"
 	done >"$root/bench.env"
 fi
