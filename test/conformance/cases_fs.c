@@ -343,6 +343,24 @@ static void unaligned_aio_dirty(struct nw_ctx *c)
 }
 
 /*
+ * The answer to a NOWAIT unaligned overwrite at 512 while another holds
+ * XFS's IOLOCK shared: EAGAIN; 512 natively from 5.12, where it runs
+ * under the shared lock.  6.0+ also refuses when mtime/ctime must change
+ * (kiocb_modified, see aio_expect_ow()); whether they must depends on the
+ * clock tick since the file was last written, so either answer is
+ * upstream's there.
+ */
+static void check_unaligned_shared(struct nw_ctx *c, int fd,
+				   struct nw_aio_res r, struct nw_snap *s)
+{
+	if (nw_native(c) && nw_kver_ge(c, KV(6, 0, 0)) && r.res == -EAGAIN)
+		check(c, fd, 512, 512, -EAGAIN, r, s);
+	else
+		check(c, fd, 512, 512, nw_native(c) &&
+		      nw_kver_ge(c, KV(5, 12, 0)) ? 512 : -EAGAIN, r, s);
+}
+
+/*
  * XFS: an unaligned DIO needs IOLOCK_EXCL and must wait for DIO in flight;
  * with NOWAIT it refuses.  The DIO in flight is a direct write whose source
  * buffer faults on userfaultfd (holds IOLOCK shared, i_dio_count raised).
@@ -367,16 +385,7 @@ static void xfs_unaligned_inflight(struct nw_ctx *c)
 		return;
 	r = aio_nowait(fd, 512, 512, 0);
 	nw_release(h);
-	/*
-	 * 6.0+ also refuses when mtime/ctime must change (kiocb_modified,
-	 * see aio_expect_ow()); whether they must depends on the clock tick since
-	 * the in-flight write updated them, so either answer is upstream's.
-	 */
-	if (nw_native(c) && nw_kver_ge(c, KV(6, 0, 0)) && r.res == -EAGAIN)
-		check(c, fd, 512, 512, -EAGAIN, r, &s);
-	else
-		check(c, fd, 512, 512, nw_native(c) &&
-		      nw_kver_ge(c, KV(5, 12, 0)) ? 512 : -EAGAIN, r, &s);
+	check_unaligned_shared(c, fd, r, &s);
 	close(dfd);
 	close(fd);
 }
@@ -416,12 +425,7 @@ static void xfs_iolock_fiemap(struct nw_ctx *c)
 	}
 	r = aio_nowait(fd, 512, 512, 0);
 	nw_release(h);
-	/* 5.12+: shared, overwrite-only; 6.0+ maybe kiocb_modified's EAGAIN */
-	if (nw_native(c) && nw_kver_ge(c, KV(6, 0, 0)) && r.res == -EAGAIN)
-		check(c, fd, 512, 512, -EAGAIN, r, &s);
-	else
-		check(c, fd, 512, 512, nw_native(c) &&
-		      nw_kver_ge(c, KV(5, 12, 0)) ? 512 : -EAGAIN, r, &s);
+	check_unaligned_shared(c, fd, r, &s);
 	close(fd);
 }
 
