@@ -105,7 +105,7 @@ guest_key() {
 	cp -r "$top/include" "$top/lib" "$top/tools" "$top/Makefile" "$d/"
 	cp -r "$top/test/conformance" "$d/test/"
 	cp "$top/test/vm/guest-build.sh" "$d/test/vm/"
-	for f in unit/libnowait_test.c bench/stall.c fuzz/fuzz.c stress/stress.c iosoak/ioload.c; do
+	for f in unit/libnowait_test.c bench/stall.c bench/sleeps.c fuzz/fuzz.c stress/stress.c iosoak/ioload.c; do
 		cp "$top/test/$f" "$d/test/$f"
 	done
 	k1=$(bash "$top/test/vm/guest-build.sh" --key "$d") &&
