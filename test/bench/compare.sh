@@ -32,7 +32,7 @@ fi
 tr -d '\r' <"$a" | sed 's/^/A /' >"${TMPDIR:-/tmp}/compare.$$"
 tr -d '\r' <"$b" | sed 's/^/B /' >>"${TMPDIR:-/tmp}/compare.$$"
 trap 'rm -f "${TMPDIR:-/tmp}/compare.$$"' EXIT
-awk -v la="$a" -v lb="$b" '
+awk -v la="$a" -v lb="$b" "$(cat "$(dirname "$0")/sleeps.awk")"'
 function med(key,   n, i, j, t, v) {
 	n = cnt[key]
 	if (!n) return ""
@@ -49,17 +49,6 @@ function fmt(x, p) { return x == "" ? "-" : sprintf("%." p "f", x) }
 function gm(name, x) { if (x != "" && x > 0) { gs[name] += log(x); gn[name]++ } }
 function per1000(s, c) { return c > 0 ? sprintf("%.2f", 1000 * s / c) : "-" }
 function gout(name) { return gn[name] ? sprintf("%.2f", exp(gs[name] / gn[name])) : "nan" }
-$2 == "nwsleeps" {
-	split("", kv)
-	for (i = 3; i <= NF; i++) {
-		split($i, p, "=")
-		kv[p[1]] = p[2]
-	}
-	k = kv["scenario"] " " kv["fs"]
-	if (!(k in zseen)) { zseen[k] = 1; zk[++nz] = k }
-	zs[$1, k] = kv["slept"] "/" kv["calls"] " (" kv["eagain"] " EAGAIN)"
-	next
-}
 $2 == "sleeps" {
 	split("", kv)
 	for (i = 3; i <= NF; i++) {
@@ -141,13 +130,7 @@ END {
 			per1000(ss["A", fs, "plain"], sc["A", fs, "plain"]),
 			per1000(ss["B", fs, "plain"], sc["B", fs, "plain"])
 	}
-	if (nz) {
-		print "# NOWAIT calls that slept, of all (test/bench/sleeps.c)"
-		printf "# %-18s %24s %24s\n", "scenario fs", "module A", "native B"
-	}
-	for (z = 1; z <= nz; z++)
-		printf "# %-18s %24s %24s\n", zk[z], zs["A", zk[z]] == "" ? "-" : zs["A", zk[z]],
-			zs["B", zk[z]] == "" ? "-" : zs["B", zk[z]]
+	sleeps_table()
 	if (nsfs) {
 		print "# submit: NOWAIT/plain io_submit minimum per run, and module / native"
 		printf "# %-6s %10s %10s %14s\n", "fs", "module A", "native B", "A/B"

@@ -72,6 +72,15 @@ function root(x, n,   y, i) {
 # stall mode with a busy loop (NW_BENCH_BUSY=0 skips it); last line
 #   bench-scale: smp_scaling_2=<x> smp_scaling_4=<y> nowait_cpu_vs_threadpool=<z>
 # (geometric means over filesystems).  The host compares two runs.
+# one scenario of test/bench/sleeps.c, then the module's counters so far
+# (which test refused); appends to $out
+sleeps_run() {
+	/sleeps "$@" 2>&1 | tee -a $out
+	[ -d /sys/kernel/nowait_aio ] || return 0
+	echo "# counters after sleeps $*: $(cd /sys/kernel/nowait_aio &&
+		grep . accepted eagain_* refused_* | tr '\n' ' ')" | tee -a $out
+}
+
 if [ "${1:-}" = scale ]; then
 	out=/tmp/scale.out
 	: >$out
@@ -87,6 +96,12 @@ if [ "${1:-}" = scale ]; then
 		[ "${NW_BENCH_BUSY:-1}" = 0 ] && break
 		NW_STALL_THINK_US=0 NW_BENCH_SPIN=0 /stall --stall /mnt/$fs $fs 2>&1 |
 			grep '^cost ' | tee -a $out
+	done
+	# the lock test's window (test/bench/sleeps.c --lock): it needs a
+	# second vCPU for a writer to slip in; NW_BENCH_SLEEPS=0 skips it
+	for fs in $(echo "$NW_BENCH_FS" | tr ',' ' '); do
+		[ "${NW_BENCH_SLEEPS:-1}" = 0 ] && break
+		sleeps_run --lock /mnt/$fs $fs
 	done
 	awk "$stats_awk"'
 /^scale / {
@@ -289,15 +304,15 @@ done
 # 4.14 refuses at once; NW_BENCH_SLEEPS=0 skips them
 if [ "${NW_BENCH_SLEEPS:-1}" != 0 ]; then
 	for fs in $NW_BENCH_FS; do
-		/sleeps --punch /mnt/$fs $fs 2>&1 | tee -a $out
+		sleeps_run --punch /mnt/$fs $fs
 	done
 	case " $NW_BENCH_FS " in *" btrfs "*)
-		/sleeps --compressed /mnt/btrfs 2>&1 | tee -a $out ;;
+		sleeps_run --compressed /mnt/btrfs ;;
 	esac
 	modprobe loop 2>/dev/null
 	if dd if=/dev/zero of=/tmp/sleeps.img bs=1M count=16 2>/dev/null &&
 	   losetup /dev/loop6 /tmp/sleeps.img 2>/dev/null; then
-		/sleeps --raw /dev/loop6 2>&1 | tee -a $out
+		sleeps_run --raw /dev/loop6
 		losetup -d /dev/loop6
 	else
 		echo "# sleeps: no loop device: raw scenario not run" | tee -a $out

@@ -12,7 +12,7 @@
 #   scale: smp_scaling_vs_native=<m/n at the largest N> smp_scaling_vs_native_2=<m/n at 2>
 #          nowait_cpu_vs_threadpool=<module run>/<native run>
 #
-# where m/n is the geometric mean over filesystems of the module run's
+# (after the sleep counts of the --lock scenario, sleeps.awk), where m/n is the geometric mean over filesystems of the module run's
 # smp_scaling divided by the native run's, and nowait_cpu_vs_threadpool
 # each run's busy-loop CPU per request of NOWAIT over the thread pool's.  With one argument it prints
 # that run's own bench-scale: line.
@@ -25,7 +25,8 @@ if [ -z "$b" ]; then
 	exit 0
 fi
 [ -f "$b" ] || { echo "scale-compare: no $b" >&2; exit 1; }
-{ tr -d '\r' <"$a" | sed 's/^/A /'; tr -d '\r' <"$b" | sed 's/^/B /'; } | awk '
+{ tr -d '\r' <"$a" | sed 's/^/A /'; tr -d '\r' <"$b" | sed 's/^/B /'; } |
+	awk "$(cat "$(dirname "$0")/sleeps.awk")"'
 $2 == "scaling" {
 	split("", kv)
 	for (i = 3; i <= NF; i++) { split($i, p, "="); kv[p[1]] = p[2] }
@@ -52,6 +53,7 @@ END {
 				rate["B", fs, n], x["B", fs, n], us["B", fs, n], r
 			if (r > 0) { ls[n] += log(r); lc[n]++ }
 		}
+	sleeps_table()
 	g = lc[maxn] ? sprintf("%.3f", exp(ls[maxn] / lc[maxn])) : "nan"
 	g2 = lc[2] ? sprintf("%.3f", exp(ls[2] / lc[2])) : "nan"
 	printf "scale: smp_scaling_vs_native=%s smp_scaling_vs_native_2=%s nowait_cpu_vs_threadpool=%s/%s\n", g, g2,

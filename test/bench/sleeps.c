@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Guest side of the benchmark's sleep counts: does a NOWAIT call sleep
- * where 4.14 refuses at once?  Three scenarios, each a loop of NOWAIT
+ * where 4.14 refuses at once?  Four scenarios, each a loop of NOWAIT
  * io_submit calls, one request in flight, reaped before the next:
  *
  *   sleeps --punch DIR FS    4 KiB direct overwrites of the first 8 MiB of
@@ -16,6 +16,14 @@
  *   sleeps --compressed DIR  4 KiB direct reads of a btrfs file written
  *                            compressed (chattr +c), its cache dropped
  *                            (4.14 refuses the fallback buffered read)
+ *   sleeps --lock DIR FS     4 KiB direct overwrites as --punch while a
+ *                            thread keeps writing 4 KiB buffered 16 MiB
+ *                            further on, 50 us apart, each write holding
+ *                            the inode lock (XFS before 4.10: its IOLOCK):
+ *                            a call that finds the lock free and still
+ *                            sleeps is one a writer took between the
+ *                            module's lock test and the filesystem's own
+ *                            taking of it (run with 2 vCPUs or more)
  *
  * It prints, per scenario,
  *   nwsleeps scenario=S fs=F calls=N eagain=N done=N other=N slept=N
@@ -40,6 +48,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nowait_aio.h"
@@ -48,15 +57,18 @@
 #define MIB (1 << 20)
 #define LOOP_SPAN (8 * MIB)	/* what the loop writes or reads */
 #define PRESS_AT (16 * MIB)	/* where the presser works (punch) */
+#define LOCK_GAP_US 50		/* --lock: the lock free between writes */
 
 struct counts {
 	long calls, eagain, done, other, slept, slept_eagain;
 };
 
+enum press { PRESS_DIRTY, PRESS_PUNCH, PRESS_LOCK };
+
 struct presser {
 	int fd;
 	off_t at;
-	int punch;
+	enum press kind;
 	volatile int stop;
 	pthread_t th;
 };
@@ -66,6 +78,18 @@ static long nvcsw(void)
 	struct rusage ru;
 
 	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nvcsw;
+}
+
+/* Busy for @us microseconds: off the lock but still on its CPU. */
+static void spin_us(long us)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000 +
+	       (t.tv_nsec - t0.tv_nsec) / 1000 < us);
 }
 
 static void *xalloc(size_t len, int fill)
@@ -87,15 +111,21 @@ static void *presser_main(void *arg)
 	char *b = xalloc(MIB, 0x33);
 	int i;
 
-	while (!p->stop) {
+	while (!p->stop && p->kind == PRESS_LOCK)
+		for (i = 0; i < 8 * MIB / BS && !p->stop; i++) {
+			if (pwrite(p->fd, b, BS, p->at + (off_t)i * BS) < 0)
+				perror("presser: pwrite");
+			spin_us(LOCK_GAP_US);	/* the lock free, on CPU */
+		}
+	while (!p->stop && p->kind != PRESS_LOCK) {
 		for (i = 0; i < 8 && !p->stop; i++)
 			if (pwrite(p->fd, b, MIB, p->at + (off_t)i * MIB) < 0)
 				perror("presser: pwrite");
-		if (p->punch &&
+		if (p->kind == PRESS_PUNCH &&
 		    fallocate(p->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			      p->at, 8 * MIB))
 			perror("presser: fallocate");
-		if (!p->punch)
+		if (p->kind == PRESS_DIRTY)
 			usleep(1000);
 	}
 	free(b);
@@ -188,14 +218,16 @@ static int make_file(const char *path, off_t len, int nocow)
 			exit(2);
 		}
 	fsync(fd);
+	/* no cached pages: else every direct write is refused for them */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	free(b);
 	return fd;
 }
 
-static void with_presser(int fd, int dfd, int opcode, off_t at, int punch,
-			 const char *scenario, const char *fs)
+static void with_presser(int fd, int dfd, int opcode, off_t at,
+			 enum press kind, const char *scenario, const char *fs)
 {
-	struct presser p = { .fd = fd, .at = at, .punch = punch };
+	struct presser p = { .fd = fd, .at = at, .kind = kind };
 
 	pthread_create(&p.th, NULL, presser_main, &p);
 	usleep(100000);
@@ -204,7 +236,8 @@ static void with_presser(int fd, int dfd, int opcode, off_t at, int punch,
 	pthread_join(p.th, NULL);
 }
 
-static int punch(const char *dir, const char *fs)
+/* --punch and --lock: overwrites while a thread works 16 MiB further on */
+static int overwrites(const char *dir, const char *fs, enum press kind)
 {
 	char path[512];
 	int fd, dfd;
@@ -217,7 +250,8 @@ static int punch(const char *dir, const char *fs)
 		perror(path);
 		return 2;
 	}
-	with_presser(fd, dfd, IO_CMD_PWRITE, PRESS_AT, 1, "punch", fs);
+	with_presser(fd, dfd, IO_CMD_PWRITE, PRESS_AT, kind,
+		     kind == PRESS_PUNCH ? "punch" : "lock", fs);
 	close(dfd);
 	close(fd);
 	unlink(path);
@@ -233,7 +267,7 @@ static int raw(const char *dev)
 		return 2;
 	}
 	/* the presser dirties the loop's own range */
-	with_presser(fd, dfd, IO_CMD_PWRITE, 0, 0, "raw", "blkdev");
+	with_presser(fd, dfd, IO_CMD_PWRITE, 0, PRESS_DIRTY, "raw", "blkdev");
 	fsync(fd);
 	close(dfd);
 	close(fd);
@@ -252,7 +286,6 @@ static int compressed(const char *dir)
 		perror(path);
 		return 2;
 	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	loop(dfd, IO_CMD_PREAD, "compressed", "btrfs");
 	close(dfd);
 	close(fd);
@@ -263,11 +296,13 @@ static int compressed(const char *dir)
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--punch"))
-		return punch(argv[2], argv[3]);
+		return overwrites(argv[2], argv[3], PRESS_PUNCH);
+	if (argc == 4 && !strcmp(argv[1], "--lock"))
+		return overwrites(argv[2], argv[3], PRESS_LOCK);
 	if (argc == 3 && !strcmp(argv[1], "--raw"))
 		return raw(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--compressed"))
 		return compressed(argv[2]);
-	fprintf(stderr, "usage: sleeps --punch DIR FS | --raw DEV | --compressed DIR\n");
+	fprintf(stderr, "usage: sleeps --punch DIR FS | --lock DIR FS | --raw DEV | --compressed DIR\n");
 	return 2;
 }
