@@ -11,9 +11,11 @@
  *    first;
  *  - NOWAIT direct writes: the inode lock only tried, no allocation or COW,
  *    no page-cache pages in the range, a free request or tag on the device.
- * The lock tests take and drop the lock at once: the filesystem then takes
- * it itself (a writer that slips in between makes that one call wait, as a
- * plain write would; it never makes a refused one write).
+ * The lock tests take and drop the lock at once, first where 4.14 tries it
+ * (for its order of answers) and again after the other tests: the
+ * filesystem then takes it itself (a writer that slips in between makes
+ * that one call wait, as a plain write would; it never makes a refused one
+ * write).  README "Locks" says why the lock is not handed over.
  */
 #include <linux/blkdev.h>
 #include <linux/fiemap.h>
@@ -189,7 +191,12 @@ static int nw_fs_direct_checks(struct nw_write *w, const struct nw_fs_ops *ops)
 	if (nw_check_on[NW_CHECK_CONGESTION] && w->q &&
 	    !nw_queue_has_room(w->q))
 		return nw_eagain(NW_CNT_EAGAIN_CONGESTION);
-	return 0;
+	/*
+	 * The lock once more, last: the filesystem takes it next, so a
+	 * writer has the least time to take it first (XFS's mapping lookup
+	 * above can sleep on its ILOCK, which left that writer time enough).
+	 */
+	return nw_check_on[NW_CHECK_LOCK] ? ops->lock(w) : 0;
 }
 
 /* 0 to let the write run, or the errno it is refused with. */
