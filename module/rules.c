@@ -137,6 +137,37 @@ bool nw_range_has_page(struct address_space *mapping, loff_t start,
 	return index <= (end >> PAGE_SHIFT);
 }
 
+/**
+ * nw_writeback_waits_past() - would a direct request sleep in the kernel's
+ * writeback of its range on a page past that range?
+ * @mapping: the file's pages
+ * @start: where the request starts (bytes); the caller found no cached
+ *         page from there to its end
+ *
+ * A direct read or write runs filemap_write_and_wait_range() over its range
+ * first; 4.14 skips that for a NOWAIT request.  btrfs's writeback of a range
+ * locks the first page tagged TOWRITE from @start on before it looks
+ * whether the page is past the range (compat/fs.h), so a sync writeback of
+ * another range of the file, holding that page locked, makes it sleep.
+ * Return: true when that page is locked now.
+ */
+bool nw_writeback_waits_past(struct address_space *mapping, loff_t start)
+{
+	pgoff_t index = start >> PAGE_SHIFT;
+	struct page *page;
+	bool locked;
+
+	if (!NW_BTRFS_WB_LOCKS_PAST_END ||
+	    nw_fs_of(mapping->host) != NW_FS_BTRFS ||
+	    !mapping_tagged(mapping, PAGECACHE_TAG_TOWRITE) ||
+	    !find_get_pages_tag(mapping, &index, PAGECACHE_TAG_TOWRITE, 1,
+				&page))
+		return false;
+	locked = PageLocked(page);
+	put_page(page);
+	return locked;
+}
+
 /*
  * Written by the parts under nw_hooks_mutex when their hooks attach or
  * detach; read on every flagged request.

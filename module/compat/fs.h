@@ -87,6 +87,15 @@ static inline bool nw_first_cached_index(struct address_space *mapping,
 	(LINUX_VERSION_CODE >= KERNEL_VERSION(4, 9, 0))
 
 /*
+ * btrfs's range writeback (extent_write_cache_pages()) locks the first
+ * page tagged for it at or after the range's start before it tests
+ * whether that page lies past the range's end, until 4.15's
+ * pagevec_lookup_range_tag() (RHEL 7's 3.10 alike).
+ */
+#define NW_BTRFS_WB_LOCKS_PAST_END \
+	(LINUX_VERSION_CODE < KERNEL_VERSION(4, 15, 0))
+
+/*
  * ext4's block-map request (fs/ext4/ext4.h, private), the same from 3.x to
  * 6.x: what ext4_map_blocks() takes and fills in.
  */
