@@ -60,7 +60,7 @@ bool nw_queue_has_room(struct request_queue *q)
  * The segments of @from that hold data.  Before 4.19 (17d51b10d777) the
  * raw block device's DIO fills each bio from one segment only.
  */
-static unsigned long nw_iter_data_segs(const struct iov_iter *from)
+static unsigned long nw_iter_data_segs(struct iov_iter *from)
 {
 	size_t left = iov_iter_count(from), skip = from->iov_offset;
 	unsigned long i, n = 0;

@@ -49,16 +49,18 @@ static void (*nw_orig_aio_complete)(struct kiocb *, long, long);
 /*
  * The bytes to sync once the write wrote @res of them, from its completion
  * (@async) or within ->write_iter: where ki_pos stands then
- * (NW_ASYNC_COMPLETION_MOVES_POS).  Without ki_flags (3.10) an O_APPEND
- * write's place is known only to the filesystem: from where the write
- * began to the end of the file, or all of it for O_APPEND.
+ * (NW_ASYNC_COMPLETION_MOVES_POS).  Without ki_flags (3.10) the bytes
+ * from where the caller asked (s->pos), but an O_APPEND write's place is
+ * known only to the filesystem: all of the file.
  */
 static void nw_sync_range(struct kiocb *req, struct nw_sync_req *s, long res,
 			  bool async, loff_t *start, loff_t *end)
 {
+	bool append = req->ki_filp->f_flags & O_APPEND;
+
 	if (!NW_KIOCB_FLAGS) {
-		*start = (req->ki_filp->f_flags & O_APPEND) ? 0 : s->pos;
-		*end = LLONG_MAX;
+		*start = append ? 0 : s->pos;
+		*end = append ? LLONG_MAX : s->pos + res - 1;
 	} else if (async && !NW_ASYNC_COMPLETION_MOVES_POS) {
 		*start = req->ki_pos;
 		*end = req->ki_pos + res - 1;
