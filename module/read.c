@@ -116,9 +116,8 @@ static ssize_t nw_nowait_direct_read(struct kiocb *iocb, struct iov_iter *to,
 	 * request, also past EOF).
 	 */
 	if (nw_check_on[NW_CHECK_PAGECACHE] &&
-	    (nw_range_has_page(mapping, iocb->ki_pos,
-			       iocb->ki_pos + count - 1) ||
-	     nw_writeback_waits_past(mapping, iocb->ki_pos)))
+	    nw_direct_would_wait(mapping, iocb->ki_pos,
+				 iocb->ki_pos + count - 1))
 		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
 	return nw_rw_call(orig, iocb, to);
 }

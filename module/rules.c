@@ -137,21 +137,16 @@ bool nw_range_has_page(struct address_space *mapping, loff_t start,
 	return index <= (end >> PAGE_SHIFT);
 }
 
-/**
- * nw_writeback_waits_past() - would a direct request sleep in the kernel's
- * writeback of its range on a page past that range?
- * @mapping: the file's pages
- * @start: where the request starts (bytes); the caller found no cached
- *         page from there to its end
- *
- * A direct read or write runs filemap_write_and_wait_range() over its range
- * first; 4.14 skips that for a NOWAIT request.  btrfs's writeback of a range
- * locks the first page tagged TOWRITE from @start on before it looks
- * whether the page is past the range (compat/fs.h), so a sync writeback of
- * another range of the file, holding that page locked, makes it sleep.
- * Return: true when that page is locked now.
+/*
+ * Would a direct request that starts at @start (bytes), with no cached page
+ * in its range, sleep in the kernel's writeback of that range on a page
+ * past it?  btrfs's writeback of a range locks the first page tagged
+ * TOWRITE from @start on before it looks whether the page is past the range
+ * (compat/fs.h), so a sync writeback of another range of the file, holding
+ * that page locked, makes it sleep.  True when that page is locked now.
  */
-bool nw_writeback_waits_past(struct address_space *mapping, loff_t start)
+static bool nw_writeback_waits_past(struct address_space *mapping,
+				    loff_t start)
 {
 	pgoff_t index = start >> PAGE_SHIFT;
 	struct page *page;
@@ -166,6 +161,24 @@ bool nw_writeback_waits_past(struct address_space *mapping, loff_t start)
 	locked = PageLocked(page);
 	put_page(page);
 	return locked;
+}
+
+/**
+ * nw_direct_would_wait() - 4.14's page-cache rule for a NOWAIT direct
+ * request: would the writeback of its range before the I/O wait?
+ * @mapping: the file's pages
+ * @start: the request's first byte
+ * @end: its last byte
+ *
+ * 4.14 refuses when the range has cached pages and skips that writeback
+ * otherwise; these kernels run it, so it must also find nothing to wait for
+ * past the range (nw_writeback_waits_past()).
+ */
+bool nw_direct_would_wait(struct address_space *mapping, loff_t start,
+			  loff_t end)
+{
+	return nw_range_has_page(mapping, start, end) ||
+	       nw_writeback_waits_past(mapping, start);
 }
 
 /*

@@ -70,8 +70,9 @@ void nw_apply_rw_flags(struct kiocb *iocb, unsigned int flags);
 /* Does the page cache hold any page of [start, end] (bytes, inclusive)? */
 bool nw_range_has_page(struct address_space *mapping, loff_t start,
 		       loff_t end);
-/* Would a direct request's writeback from @start wait past its range? */
-bool nw_writeback_waits_past(struct address_space *mapping, loff_t start);
+/* 4.14's page-cache rule for a NOWAIT direct request of [start, end] */
+bool nw_direct_would_wait(struct address_space *mapping, loff_t start,
+			  loff_t end);
 
 /*
  * Which filesystem a file belongs to, by its f_op->write_iter against the

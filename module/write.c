@@ -184,9 +184,8 @@ static int nw_fs_direct_checks(struct nw_write *w, const struct nw_fs_ops *ops)
 		return nw_eagain(NW_CNT_EAGAIN_ALLOC);
 	/* generic_file_direct_write()/iomap_dio_rw(): no writeback wait */
 	if (nw_check_on[NW_CHECK_PAGECACHE] &&
-	    (nw_range_has_page(iocb->ki_filp->f_mapping, w->pos,
-			       w->pos + w->count - 1) ||
-	     nw_writeback_waits_past(iocb->ki_filp->f_mapping, w->pos)))
+	    nw_direct_would_wait(iocb->ki_filp->f_mapping, w->pos,
+				 w->pos + w->count - 1))
 		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
 	/* decided before issuing: the bios of a filesystem DIO never fail */
 	if (nw_check_on[NW_CHECK_CONGESTION] && w->q &&
