@@ -392,6 +392,28 @@ static long nw_unwritable_answer(aio_context_t ctx_id,
 }
 
 /*
+ * The kernel took a flagged read or write, but its hook never ran: it was
+ * found wanting on this very call (trust.c) or ftrace was turned off
+ * meanwhile, so the request went down as a plain one.  Said once; a write
+ * that asked for RWF_DSYNC or RWF_SYNC is synced here, before io_submit
+ * returns, so that what it promised holds.
+ */
+static void nw_subst_unseen(const struct iocb *copy, unsigned int flags)
+{
+	struct file *file;
+
+	pr_warn_once("a flagged request went to the kernel without the module's hook: its flags were not applied\n");
+	if (!(flags & (RWF_DSYNC | RWF_SYNC)) ||
+	    !nw_opcode_writes(copy->aio_lio_opcode))
+		return;
+	file = fget(copy->aio_fildes);
+	if (!file)
+		return;
+	(void)vfs_fsync(file, !(flags & RWF_SYNC));
+	fput(file);
+}
+
+/*
  * Submit the one iocb that carries flags (@uptr, found at @at; @copy read
  * from it).  The kernel reads it from the caller's memory while its flags
  * word is 0: no address limit is changed, so every pointer and id in it
@@ -426,6 +448,8 @@ static long nw_submit_flagged(aio_context_t ctx_id,
 	nw_mark_push(&nw_subst_marks, &s.mark);
 	ret = nw_orig_do_io_submit(ctx_id, 1, at, compat);
 	nw_mark_pop(&nw_subst_marks, &s.mark);
+	if (ret == 1 && rw && !s.restored)
+		nw_subst_unseen(copy, s.flags);
 	nw_subst_restore(&s);
 out:
 	if (held)
@@ -466,8 +490,8 @@ static long nw_do_io_submit(aio_context_t ctx_id, long nr,
 	bool peek = nw_demand_hot(), kernel_first = !peek;
 	long done = 0, ret = 0, f;
 
-	nw_enter();
-	if (nr <= 0 || !READ_ONCE(nw_enabled)) {
+	nw_gate_enter();
+	if (nr <= 0 || !nw_on()) {
 		ret = nw_orig_do_io_submit(ctx_id, nr, iocbpp, compat);
 		goto out;
 	}
@@ -496,26 +520,34 @@ static long nw_do_io_submit(aio_context_t ctx_id, long nr,
 	}
 	ret = done ? done : ret;
 out:
-	nw_exit();
+	nw_gate_exit();
 	return ret;
 }
+
+/* (req, iocb: the kernel's copy, vectored, compat) */
+#define NW_AIO_RW_ARGS \
+	NW_ARGS(NW_ARG_KPTR, NW_ARG_KPTR, NW_ARG_BOOL, NW_ARG_BOOL)
 
 static struct nw_hook nw_aio_hooks[] = {
 	NW_HOOK("aio_read", nw_aio_read, nw_orig_aio_read, NW_REQUIRED,
 		"io_submit: flags onto read requests", .entry = true,
-		.has_standin = true),
+		.has_standin = true, NW_AIO_RW_ARGS),
 	NW_HOOK("aio_write", nw_aio_write, nw_orig_aio_write, NW_REQUIRED,
 		"io_submit: flags onto write requests", .entry = true,
-		.has_standin = true),
+		.has_standin = true, NW_AIO_RW_ARGS),
+	/* ctx_id, nr and iocbpp are the user's: never checked */
 	NW_HOOK("do_io_submit", nw_do_io_submit, nw_orig_do_io_submit,
-		NW_REQUIRED, "io_submit: aio_rw_flags", .entry = true),
+		NW_REQUIRED, "io_submit: aio_rw_flags", .entry = true,
+		.gate = true,
+		NW_ARGS(NW_ARG_ANY, NW_ARG_ANY, NW_ARG_ANY, NW_ARG_BOOL)),
 };
 
 /* before 4.9: one function runs every opcode */
 static struct nw_hook nw_aio_standins[] = {
 	NW_HOOK("aio_run_iocb", nw_aio_run_iocb,
 		nw_orig_aio_run_iocb, NW_REQUIRED,
-		"io_submit: flags onto requests", .entry = true),
+		"io_submit: flags onto requests", .entry = true,
+		NW_AIO_RUN_IOCB_ARGS),
 };
 
 const struct nw_part nw_aio_part = {

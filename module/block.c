@@ -109,12 +109,17 @@ static struct nw_hook nw_block_hooks[] = {
 		  "block-device DIO bios (4.10+): no-wait allocation"),
 	NW_SYMBOL("blk_mq_has_free_tags", nw_blk_mq_has_free_tags,
 		  NW_OPTIONAL, "free scheduler tags"),
+	/* (q, op, bio or NULL, gfp) */
 	NW_HOOK("get_request", NW_GET_REQUEST_WRAPPER,
 		nw_orig_get_request, NW_OPTIONAL,
-		"legacy queues (4.10+): request without waiting"),
+		"legacy queues (4.10+): request without waiting",
+		NW_ARGS(NW_ARG_KPTR, NW_ARG_ANY, NW_ARG_KPTR_NULL)),
+	/* (q, bio or NULL, op, data) */
 	NW_HOOK("blk_mq_sched_get_request", NW_MQ_SCHED_GET_REQUEST_WRAPPER,
 		nw_orig_blk_mq_sched_get_request, NW_OPTIONAL,
-		"blk-mq (4.11+): tag without waiting"),
+		"blk-mq (4.11+): tag without waiting",
+		NW_ARGS(NW_ARG_KPTR, NW_ARG_KPTR_NULL, NW_ARG_ANY,
+			NW_ARG_KPTR)),
 };
 
 /*

@@ -35,6 +35,7 @@
 #include "nowait_aio.h"
 
 DEFINE_PER_CPU(long, nw_active);
+DEFINE_PER_CPU(long, nw_gate_active);
 DEFINE_MUTEX(nw_hooks_mutex);
 bool nw_unload_pinned;	/* rmmod refused: see NW_UNLOAD_SAFE (main.c) */
 
@@ -57,7 +58,8 @@ static NW_FTRACE_THUNK(nw_thunk)
 {
 	struct nw_hook *h = container_of(ops, struct nw_hook, ops);
 
-	NW_FTRACE_REGS(regs)->ip = (unsigned long)h->wrapper;
+	if (nw_hook_trusts(h, NW_FTRACE_REGS(regs)))
+		NW_FTRACE_REGS(regs)->ip = (unsigned long)h->wrapper;
 }
 
 /* One of the hooks below the entry points, on the shared ops? */
@@ -83,12 +85,13 @@ static NW_FTRACE_THUNK(nw_demand_thunk)
 	size_t i;
 
 	for (i = 0; i < nw_nr_demand; i++) {
-		const struct nw_hook *h = nw_demand_hooks[i];
+		struct nw_hook *h = nw_demand_hooks[i];
 
-		if (READ_ONCE(h->addr) == ip) {
+		if (READ_ONCE(h->addr) != ip)
+			continue;
+		if (nw_hook_trusts(h, NW_FTRACE_REGS(regs)))
 			NW_FTRACE_REGS(regs)->ip = (unsigned long)h->wrapper;
-			return;
-		}
+		return;
 	}
 }
 
@@ -198,6 +201,7 @@ static void nw_hook_resolve_one(struct nw_hook *h, const char *owner)
 	h->addr = nw_lookup_name(h->name);
 	h->live = false;
 	h->off_reason = NULL;
+	nw_hook_trust_init(h);
 	if (!h->addr && owner && !nw_module_loaded(owner)) {
 		h->off_reason = nw_reason_waiting;
 	} else if (!h->addr) {
@@ -400,7 +404,19 @@ void nw_parts_setup(void)
  */
 bool nw_hook_ready(const struct nw_hook *h)
 {
-	return h->wrapper && h->addr;
+	return h->wrapper && h->addr && !READ_ONCE(h->bad_arg);
+}
+
+/* @fn on every hook of every part, stand-ins too.  Under the mutex. */
+void nw_hooks_for_each(void (*fn)(const struct nw_part *p,
+				  struct nw_hook *h))
+{
+	struct nw_hook *h;
+	size_t i, j;
+
+	for (i = 0; i < nw_nr_parts; i++)
+		nw_for_each_hook(nw_parts[i], h, j)
+			fn(nw_parts[i], h);
 }
 
 /*
@@ -578,8 +594,8 @@ static void nw_hook_remove(struct nw_hook *h)
 	h->live = false;
 }
 
-/* Remove the entry points, in reverse order of parts and of hooks. */
-static void nw_entries_remove(void)
+/* Remove the entry points (the gates alone), in reverse order. */
+static void nw_entries_remove(bool gates)
 {
 	size_t i = nw_nr_parts, j;
 
@@ -590,7 +606,7 @@ static void nw_entries_remove(void)
 		while (j--) {
 			struct nw_hook *h = nw_part_hook(p, j);
 
-			if (h->entry)
+			if (h->entry && (h->gate || !gates))
 				nw_hook_remove(h);
 		}
 	}
@@ -608,7 +624,7 @@ static int nw_entries_install(void)
 				continue;
 			err = nw_hook_install(h);
 			if (err) {
-				nw_entries_remove();
+				nw_entries_remove(false);
 				return err;
 			}
 		}
@@ -641,9 +657,37 @@ int nw_hooks_install(enum nw_hook_set set)
 void nw_hooks_remove(enum nw_hook_set set)
 {
 	if (set != NW_HOOKS_DEMAND)
-		nw_entries_remove();
-	if (set != NW_HOOKS_ENTRY)
+		nw_entries_remove(set == NW_HOOKS_GATES);
+	if (set == NW_HOOKS_DEMAND || set == NW_HOOKS_ALL)
 		nw_demand_ops_remove();
+}
+
+static long nw_percpu_sum(long __percpu *count)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(count, cpu);
+	return sum;
+}
+
+/*
+ * Unload, the gates out: wait until no task is left in a gate's wrapper,
+ * so no flagged request is on its way to a per-request hook (aio_read(),
+ * aio_write()) that is about to go.  Not under nw_hooks_mutex: such a
+ * request may take it (nw_demand_get_wait()).
+ */
+void nw_hooks_drain_gates(void)
+{
+	unsigned int waited = 0;
+
+	nw_sync_trampolines();
+	while (nw_percpu_sum(&nw_gate_active)) {
+		if (++waited % 50 == 0)
+			pr_info("unload: waiting for flagged requests being submitted\n");
+		msleep(20);
+	}
 }
 
 /* Wait until no task is inside a wrapper (it may be blocked in the kernel). */
@@ -653,11 +697,8 @@ void nw_hooks_wait_idle(void)
 
 	nw_sync_trampolines();
 	for (;;) {
-		long sum = 0;
-		int cpu;
+		long sum = nw_percpu_sum(&nw_active);
 
-		for_each_possible_cpu(cpu)
-			sum += per_cpu(nw_active, cpu);
 		if (!sum)
 			break;
 		if (++waited % 50 == 0)
@@ -671,6 +712,13 @@ void nw_hooks_wait_idle(void)
 
 static size_t nw_hook_show(const struct nw_hook *h, char *buf, size_t len)
 {
+	size_t off;
+
+	if (READ_ONCE(h->bad_arg)) {
+		off = scnprintf(buf, len, "hook %s off: ", h->name);
+		off += nw_distrust_why(h, buf + off, len - off);
+		return off + scnprintf(buf + off, len - off, "\n");
+	}
 	return scnprintf(buf, len, "hook %s %s%s%s\n", h->name,
 			 h->live ? "live" : !h->addr ? "off" :
 			 h->wrapper ? "standby" : "resolved",
@@ -867,7 +915,8 @@ static size_t nw_owner_show(const struct nw_part *p, char *buf, size_t len)
 	size_t i;
 
 	nw_for_each_hook(p, h, i)
-		if (h->need == NW_FS && !h->addr && !bad)
+		if (h->need == NW_FS && !bad &&
+		    (!h->addr || READ_ONCE(h->bad_arg)))
 			bad = h;
 	if (!bad) {
 		why = p->off_why ? p->off_why() : NULL;
@@ -879,6 +928,9 @@ static size_t nw_owner_show(const struct nw_part *p, char *buf, size_t len)
 	if (bad->off_reason == nw_reason_waiting)
 		return scnprintf(buf, len, "fs %s waiting for %s.ko\n",
 				 p->owner, p->owner);
+	if (READ_ONCE(bad->bad_arg))
+		return scnprintf(buf, len, "fs %s off: %s: distrusted\n",
+				 p->owner, bad->name);
 	return scnprintf(buf, len, "fs %s off: %s: %s\n", p->owner, bad->name,
 			 bad->off_reason);
 }

@@ -22,6 +22,9 @@ MODULE_PARM_DESC(fault_inject, "Refuse one NOWAIT request in N with EAGAIN, for 
 module_param_named(fault_step, nw_fault_step, uint, 0444);
 MODULE_PARM_DESC(fault_step, "Fail the Nth registration step (ftrace, sysfs, notifier) with -ENOMEM, for testing (default 0: off)");
 
+module_param_named(distrust_test, nw_distrust_test, charp, 0444);
+MODULE_PARM_DESC(distrust_test, "Take the arguments of this hooked kernel function as not fitting, as on a kernel whose function differs, for testing (default: none)");
+
 module_param_named(hook_idle_ms, nw_hook_idle_ms, uint, 0444);
 MODULE_PARM_DESC(hook_idle_ms, "Remove the per-request hooks after this many ms without a flagged request (default 10000; 0: keep them; runtime switch: /sys/kernel/nowait_aio/hook_idle_ms)");
 
@@ -67,6 +70,7 @@ static int __init nw_load_hooks(void)
 		nw_hooks_wait_idle();
 		/* nw_demand_init() has not run: no install was queued */
 		nw_demand_release();
+		nw_trust_exit();
 	}
 	return err;
 }
@@ -151,12 +155,18 @@ err_owners:
 
 static void __exit nw_exit_module(void)
 {
+	/* no flagged request may reach the kernel without its hooks */
+	mutex_lock(&nw_hooks_mutex);
+	nw_hooks_remove(NW_HOOKS_GATES);
+	mutex_unlock(&nw_hooks_mutex);
+	nw_hooks_drain_gates();
 	mutex_lock(&nw_hooks_mutex);
 	nw_hooks_remove(NW_HOOKS_ENTRY);
 	mutex_unlock(&nw_hooks_mutex);
 	nw_demand_exit();
 	nw_hooks_wait_idle();
 	nw_demand_release();
+	nw_trust_exit();
 	/* filesystem modules may come and go until here */
 	nw_owners_exit();
 	mutex_lock(&nw_hooks_mutex);

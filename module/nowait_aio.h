@@ -26,6 +26,23 @@ enum nw_need {
 	NW_FS,		/* a filesystem's: missing turns off that filesystem */
 };
 
+/*
+ * What a hooked function's arguments must look like, register by register
+ * (trust.c): given where the module took the prototype from no header it
+ * was built against.  Only what the kernel chooses is ever checked.
+ */
+enum nw_arg {
+	NW_ARG_ANY,		/* not checked (a user's value, or anything) */
+	NW_ARG_KPTR,		/* a kernel address */
+	NW_ARG_KPTR_NULL,	/* a kernel address or NULL */
+	NW_ARG_RW,		/* READ or WRITE (an int) */
+	NW_ARG_BOOL,		/* a bool */
+	NW_ARG_U16,		/* a 16-bit value (an iocb's opcode) */
+};
+
+#define NW_MAX_ARGS 6
+#define NW_ARGS(...) .args = { __VA_ARGS__ }
+
 struct nw_hook {
 	const char *name;	/* kernel symbol */
 	void *wrapper;		/* NULL: resolve only, do not hook */
@@ -33,13 +50,19 @@ struct nw_hook {
 	enum nw_need need;
 	const char *why;	/* what the hook is for, for dmesg/features */
 	bool entry;		/* an entry point: live from load to unload */
+	bool gate;		/* where flagged requests come in (unload) */
 	bool has_standin;	/* its part's stand-ins replace it if absent */
+	u8 args[NW_MAX_ARGS];	/* enum nw_arg: its arguments (NW_ARGS) */
 	/* filled in by the engine */
 	bool filtered;		/* in the shared ops' filter */
 	unsigned int nsyms;	/* kernel symbols of its name (nw_syms_count) */
 	unsigned long addr;
 	bool live;
 	const char *off_reason;
+	/* trust.c: an argument that did not fit (1 + its index), or 0 */
+	int bad_arg;
+	bool bad_said;		/* dmesg has said so */
+	bool test_distrust;	/* distrust_test= names it */
 	struct ftrace_ops ops;
 };
 
@@ -86,6 +109,7 @@ extern const struct nw_part nw_block_part, nw_read_part, nw_ext4_part,
 
 /* which hooks nw_hooks_install()/nw_hooks_remove() act on */
 enum nw_hook_set {
+	NW_HOOKS_GATES,		/* the entry points flagged requests come by */
 	NW_HOOKS_ENTRY,		/* the entry points */
 	NW_HOOKS_DEMAND,	/* the hooks below them (demand.c) */
 	NW_HOOKS_ALL,
@@ -100,12 +124,32 @@ int nw_hooks_install(enum nw_hook_set set);
 void nw_hooks_remove(enum nw_hook_set set);
 void nw_hooks_release(void);
 void nw_hooks_wait_idle(void);
+void nw_hooks_drain_gates(void);
 size_t nw_hooks_show(char *buf, size_t len);
 int nw_owners_init(void);
 void nw_owners_start(void);
 void nw_owners_exit(void);
 size_t nw_owners_show(char *buf, size_t len);
 extern bool nw_unload_pinned;
+void nw_hooks_for_each(void (*fn)(const struct nw_part *p,
+				  struct nw_hook *h));
+
+/*
+ * Trust in the kernel's functions (trust.c): the ftrace callbacks send a
+ * call to the wrapper only when nw_hook_trusts() says its arguments fit.
+ */
+extern bool nw_distrusted;	/* a required hook did not fit: NOWAIT off */
+extern char *nw_distrust_test;
+bool nw_hook_trusts(struct nw_hook *h, const struct pt_regs *regs);
+void nw_hook_trust_init(struct nw_hook *h);
+size_t nw_distrust_why(const struct nw_hook *h, char *buf, size_t len);
+void nw_trust_exit(void);
+
+/* RWF_NOWAIT on: the switch, and no required hook found wanting */
+static inline bool nw_on(void)
+{
+	return READ_ONCE(nw_enabled) && !READ_ONCE(nw_distrusted);
+}
 
 /*
  * The hooks below the entry points, on demand (demand.c): an entry point
@@ -147,6 +191,25 @@ static inline void nw_enter(void)
 static inline void nw_exit(void)
 {
 	this_cpu_dec(nw_active);
+}
+
+/*
+ * The wrappers of the gates (.gate: io_submit's and preadv2/pwritev2's)
+ * count themselves in a second time, so that unload can take the gates
+ * out, wait until no flagged request is left between a gate and the
+ * per-request hooks below it, and only then take those out.
+ */
+DECLARE_PER_CPU(long, nw_gate_active);
+static inline void nw_gate_enter(void)
+{
+	nw_enter();
+	this_cpu_inc(nw_gate_active);
+}
+
+static inline void nw_gate_exit(void)
+{
+	this_cpu_dec(nw_gate_active);
+	nw_exit();
 }
 
 /* --- per-request sync (sync.c) --- */

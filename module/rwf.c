@@ -95,12 +95,12 @@ static ssize_t nw_do_readv_writev(int type, struct file *file,
 {
 	ssize_t ret;
 
-	nw_enter();
-	if (likely(!(flags & RWF_NOWAIT)) || !READ_ONCE(nw_enabled))
+	nw_gate_enter();
+	if (likely(!(flags & RWF_NOWAIT)) || !nw_on())
 		ret = nw_orig_do_readv_writev(type, file, iter, pos, flags);
 	else
 		ret = nw_readv_writev_nowait(type, file, iter, pos, flags);
-	nw_exit();
+	nw_gate_exit();
 	return ret;
 }
 
@@ -116,8 +116,8 @@ static ssize_t nw_do_iter_readv_writev(struct file *file,
 	struct kiocb kiocb;
 	ssize_t ret;
 
-	nw_enter();
-	if (likely(!(flags & RWF_NOWAIT)) || !READ_ONCE(nw_enabled)) {
+	nw_gate_enter();
+	if (likely(!(flags & RWF_NOWAIT)) || !nw_on()) {
 		ret = nw_orig_do_iter_readv_writev(file, iter, pos, fn, flags);
 		goto out;
 	}
@@ -139,7 +139,7 @@ static ssize_t nw_do_iter_readv_writev(struct file *file,
 	*pos = kiocb.ki_pos;
 	nw_demand_put();
 out:
-	nw_exit();
+	nw_gate_exit();
 	return ret;
 }
 
@@ -149,14 +149,19 @@ static struct nw_hook nw_rwf_hooks[] = {
 	NW_HOOK("__do_readv_writev", nw_do_readv_writev,
 		nw_orig_do_readv_writev, NW_REQUIRED,
 		"preadv2/pwritev2: RWF_NOWAIT", .entry = true,
-		.has_standin = true),
+		.gate = true, .has_standin = true,
+		/* (type, file, iter, pos, flags: the user's) */
+		NW_ARGS(NW_ARG_RW, NW_ARG_KPTR, NW_ARG_KPTR, NW_ARG_KPTR)),
 };
 
 /* before 4.10: the per-call kiocb setup is its own function */
 static struct nw_hook nw_rwf_standins[] = {
 	NW_HOOK("do_iter_readv_writev", nw_do_iter_readv_writev,
 		nw_orig_do_iter_readv_writev, NW_REQUIRED,
-		"preadv2/pwritev2: RWF_NOWAIT", .entry = true),
+		"preadv2/pwritev2: RWF_NOWAIT", .entry = true,
+		.gate = true,
+		/* (file, iter, pos, fn, flags: the user's) */
+		NW_ARGS(NW_ARG_KPTR, NW_ARG_KPTR, NW_ARG_KPTR, NW_ARG_KPTR)),
 };
 
 const struct nw_part nw_rwf_part = {

@@ -280,7 +280,8 @@ static void nw_aio_complete(struct kiocb *req, long res, long res2)
 
 static struct nw_hook nw_sync_hooks[] = {
 	NW_HOOK("aio_complete", nw_aio_complete, nw_orig_aio_complete,
-		NW_REQUIRED, "RWF_DSYNC/RWF_SYNC: the sync before completion"),
+		NW_REQUIRED, "RWF_DSYNC/RWF_SYNC: the sync before completion",
+		NW_ARGS(NW_ARG_KPTR)),
 };
 
 const struct nw_part nw_sync_part = {

@@ -29,6 +29,23 @@
 #define NW_FTRACE_FLAGS (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY | \
 			 FTRACE_OPS_FL_RECURSION_SAFE)
 
+/*
+ * The @i-th argument of the hooked call, as the caller left it in its
+ * register (x86-64 calling convention; the module is x86-64 only).
+ */
+static __always_inline unsigned long nw_regs_arg(const struct pt_regs *regs,
+						 unsigned int i)
+{
+	switch (i) {
+	case 0: return regs->di;
+	case 1: return regs->si;
+	case 2: return regs->dx;
+	case 3: return regs->cx;
+	case 4: return regs->r8;
+	default: return regs->r9;
+	}
+}
+
 /* The original function, entered past its 5-byte fentry call. */
 #define NW_FENTRY_SIZE MCOUNT_INSN_SIZE
 

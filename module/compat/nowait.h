@@ -107,4 +107,12 @@
 #define NW_AIO_RUN_IOCB_REQ_ONLY \
 	(LINUX_VERSION_CODE < KERNEL_VERSION(3, 11, 0))
 
+/* its arguments, as trust.c checks them (buf and len are the user's) */
+#if NW_AIO_RUN_IOCB_REQ_ONLY
+#define NW_AIO_RUN_IOCB_ARGS NW_ARGS(NW_ARG_KPTR, NW_ARG_BOOL)
+#else
+#define NW_AIO_RUN_IOCB_ARGS \
+	NW_ARGS(NW_ARG_KPTR, NW_ARG_U16, NW_ARG_ANY, NW_ARG_ANY, NW_ARG_BOOL)
+#endif
+
 #endif /* NOWAIT_AIO_COMPAT_NOWAIT_H */

@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # Guest-side module.hostile.* checks that load and unload the module (run by
 # init.sh after module-checks.sh when NW_MODULE=1): a load that fails at
-# each of its steps, and a kprobe that claims a hooked entry point first.
+# each of its steps, a hooked function found wanting, and a kprobe that
+# claims a hooked entry point first.
 # Upstream has no such thing; the rule checked is the kernel's own for a
 # module: a load that fails leaves nothing registered (the next load, and
 # everything after it, runs with a clean kernel log, judged by the host),
@@ -14,7 +15,7 @@ skip() { echo "skip module.hostile.$1 - $2"; }
 kp=/sys/kernel/debug/tracing/kprobe_events
 
 if grep -q '^unload refused' $k/features 2>/dev/null; then
-	for id in load-fault kprobe-entry kprobe-fs; do
+	for id in load-fault distrust-entry distrust-fs kprobe-entry kprobe-fs; do
 		skip $id "rmmod is refused on this kernel (README: How it works)"
 	done
 	exit 0
@@ -73,7 +74,73 @@ else
 		">=5 clean failures, then loaded and working vs $failed failures,$bad $(cat /tmp/h.err)"
 fi
 
-# 2. a kprobe on an entry point before the load (perf probe, bcc): the load
+# 2. a hooked function whose arguments do not fit what the module was
+# written for (a vendor kernel that changed its prototype; distrust_test=
+# makes the check fail as it would there, README: What the module
+# assumes): no crash; a required one turns RWF_NOWAIT off for good, so a
+# flagged request gets the kernel's own answer (the module unloaded is the
+# reference), a filesystem's one turns off that filesystem alone; dmesg
+# and features name the function
+distrust_load() { # function
+	rmmod nowait_aio 2>>/tmp/h.err
+	dmesg -c >/dev/null
+	modprobe nowait_aio hook_idle_ms=0 distrust_test=$1 2>>/tmp/h.err
+}
+distrust_said() { # function what-is-off
+	dmesg | grep -q "nowait_aio: $1 (.*): its arguments do not fit (distrust_test); $2" &&
+		grep -q "^hook $1 off: its arguments do not fit (distrust_test)" $k/features
+}
+rmmod nowait_aio 2>/tmp/h.err
+ref=$(/nwconf --nowait-write /mnt/ext4/hostile.dat)	# the kernel's own
+bad=""
+# the entry point, and the per-request function below it (whose first
+# call, the one found wanting, runs as the kernel's: a plain write)
+pr=aio_write
+grep -q " $pr\$" /proc/kallsyms || pr=aio_run_iocb
+for f in do_io_submit $pr; do
+	distrust_load $f || { bad="$bad notloaded($f)"; continue; }
+	first=$(/nwconf --nowait-write /mnt/ext4/hostile.dat)
+	sleep 1
+	distrust_said $f "RWF_NOWAIT is off until the module is loaded again" ||
+		bad="$bad nomsg($f)"
+	echo 1 > $k/enabled
+	r=$(/nwconf --nowait-write /mnt/ext4/hostile.dat)
+	[ "$r" = "$ref" ] || bad="$bad $f:[$first $r]"
+done
+[ $ref != ok ] || bad="$bad reference-ok"
+rmmod nowait_aio 2>>/tmp/h.err
+modprobe nowait_aio 2>>/tmp/h.err && echo 0 > $k/hook_idle_ms
+works || bad="$bad notworking"
+[ -z "$bad" ] &&
+	ok distrust-entry "do_io_submit or $pr found wanting: no crash; RWF_NOWAIT off for good ($ref, the kernel's own answer), named in dmesg and features; a new load works"
+[ -z "$bad" ] ||
+	nok distrust-entry "do_io_submit or $pr found wanting: no crash; RWF_NOWAIT off for good, the kernel's own answer, named" \
+		"$ref for both, named vs$bad $(cat /tmp/h.err)"
+
+ew=ext4_file_write_iter
+grep -qE " $ew([[:space:]]|\$)" /proc/kallsyms || ew=ext4_file_write
+bad=""
+if distrust_load $ew; then
+	/nwconf --nowait-write /mnt/ext4/hostile.dat >/dev/null	# found wanting
+	sleep 1
+	distrust_said $ew "RWF_NOWAIT on ext4 is off" || bad="$bad nomsg"
+	grep -q "^fs ext4 off: $ew: distrusted" $k/features || bad="$bad features"
+	e=$(/nwconf --nowait-write /mnt/ext4/hostile.dat)
+	x=$(/nwconf --nowait-write /mnt/xfs/hostile.dat)
+	[ "$e" = EOPNOTSUPP ] && [ "$x" != EOPNOTSUPP ] || bad="$bad [$e $x]"
+else
+	bad="$bad notloaded"
+fi
+rmmod nowait_aio 2>>/tmp/h.err
+modprobe nowait_aio 2>>/tmp/h.err && echo 0 > $k/hook_idle_ms
+works || bad="$bad notworking"
+[ -z "$bad" ] &&
+	ok distrust-fs "$ew found wanting: NOWAIT off on ext4 alone (EOPNOTSUPP), named in dmesg and features; XFS keeps it"
+[ -z "$bad" ] ||
+	nok distrust-fs "$ew found wanting: NOWAIT off on ext4 alone (EOPNOTSUPP), named in dmesg and features; XFS keeps it" \
+		"EOPNOTSUPP on, named vs$bad $(cat /tmp/h.err)"
+
+# 3. a kprobe on an entry point before the load (perf probe, bcc): the load
 # is refused twice, naming the function; without the kprobe it loads
 kprobe_on() { # name function
 	echo "p:$1 $2" >> $kp && echo 1 > /sys/kernel/debug/tracing/events/kprobes/$1/enable
@@ -127,13 +194,11 @@ done
 	nok kprobe-entry "a kprobe on do_io_submit or aio_write before the load: the load refused twice, naming it; loads without it" \
 		"refused/named/works vs$bad $(cat /tmp/h.err)"
 
-# 3. a kprobe on a filesystem's hook (bcc's ext4slower puts one on
+# 4. a kprobe on a filesystem's hook (bcc's ext4slower puts one on
 # ext4_file_write_iter), before the load and while the per-request hooks
 # are out: the load, and their next install, leave that function out and
 # turn NOWAIT off on ext4 alone (EOPNOTSUPP, features and dmesg say why);
 # XFS keeps it
-ew=ext4_file_write_iter
-grep -qE " $ew([[:space:]]|$)" /proc/kallsyms || ew=ext4_file_write
 want="1 EOPNOTSUPP on"
 [ $coexist = 1 ] && want="0 on on"	# the hook shares it: NOWAIT stays on
 ext4_off() { # what the module says of ext4, a NOWAIT write on ext4, XFS
