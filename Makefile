@@ -132,6 +132,14 @@ vm-check:
 iosoak:
 	@bash test/vm/soak.sh --profile iosoak --arg $(SECS) $(KVER) $(MODULE) $(or $(RUNS),10)
 
+# xfstests stock and with the module on KVER, per filesystem (test/field):
+# the guest root is built first when it is not in the cache, from the
+# xfstests git tree XFSTESTS_GIT (README "The field's suites")
+XFSTESTS_GIT ?= /work/.mirror/kdave+xfstests/repo
+xfstests:
+	@bash test/field/root.sh --xfstests $(XFSTESTS_GIT) >/dev/null
+	@bash test/field/compare.sh $(KVER) $(or $(FS),ext4,xfs,btrfs) '$(or $(TESTS),-g,quick)'
+
 unit:
 	@bash test/unit/run.sh
 
@@ -178,6 +186,6 @@ clean:
 	rm -f module/*.o module/*.ko module/*.mod* module/.*.cmd module/modules.order
 	rm -f Module.symvers modules.order .*.cmd
 
-.PHONY: module tools lib install check vm-check unit bench conformance clean fuzz stress iosoak \
+.PHONY: module tools lib install check vm-check unit bench conformance clean fuzz stress iosoak xfstests \
 	install-headers install-lib install-tools install-man install-userspace \
 	install-dkms-src man-check deb deb-check clean-pkg dkms-conf

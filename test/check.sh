@@ -37,7 +37,7 @@ stage() { # name, command...
 	shift
 	log=$(mktemp)
 	echo "== stage $name"
-	"$@" 2>&1 | tee "$log" | grep -E '^(not ok|skip|#|SKIP|[0-9]+ passed|fuzz:|stress:|UNEXPLAINED)'
+	"$@" 2>&1 | tee "$log" | grep -E '^(not ok|skip|#|SKIP|[0-9]+ passed|fuzz:|stress:|xfstests |UNEXPLAINED)'
 	add "$log"
 	rm -f "$log"
 }
@@ -65,6 +65,18 @@ else
 fi
 stage debian-6.1 "$top/test/vm/run.sh" debian 0
 
+# xfstests' short group on ext4, stock and with the module (`make
+# xfstests` runs the long ones by hand: README "The field's suites"): AIO
+# and direct I/O into holes, past EOF, against buffered I/O
+field_tests=generic/198,generic/207,generic/210,generic/211,generic/212,generic/240
+field_stage() { # kernel
+	if bash "$top/test/field/root.sh" --cached >/dev/null; then
+		stage "$1-xfstests-short" "$top/test/field/compare.sh" "$1" ext4 "$field_tests"
+	else
+		skip_stage "$1-xfstests-short" "no xfstests root image: build it with test/field/root.sh --xfstests GITDIR (README: The field's suites)"
+	fi
+}
+
 found=""
 for k in $known $(ls "$kernels" 2>/dev/null); do
 	case " $found " in *" $k "*) continue ;; esac
@@ -85,13 +97,15 @@ for k in $known $(ls "$kernels" 2>/dev/null); do
 		# slower under TCG): a short form that ends in a kmemleak scan
 		# (`make stress KVER=<k>` runs the stress there, by hand), with
 		# the blk-mq full-queue case, where the debug kernel found a
-		# preemption leak.  The whole suite runs there by hand (README:
-		# Fuzzing, stress and debug kernels).
+		# preemption leak, and the hostile checks (failed loads,
+		# functions found wanting, kprobes).  The whole suite runs
+		# there by hand (README: Fuzzing, stress and debug kernels).
 		NOWAIT_VM_TIMEOUT=3600 \
 			stage "$k-module" "$top/test/vm/run.sh" "$k" 1 \
-			'interface.aio.*,fs.ext4.*,read.ext4.*,block.nullblk.queue-full-mq'
+			'interface.aio.*,fs.ext4.*,read.ext4.*,block.nullblk.queue-full-mq,module.hostile.*'
 	else
 		stage "$k-module" "$top/test/vm/run.sh" "$k" 1
+		field_stage "$k"
 		# filesystems built as modules (a distribution-shaped
 		# config): the other load order too, nowait_aio first as at
 		# boot, on 4 vCPUs (more than the host's cores: races show)

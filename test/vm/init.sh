@@ -232,6 +232,9 @@ fuzz)
 iosoak)
 	sh /iosoak.sh "$NW_ARG" > $res 2>&1
 	finish $? ;;
+field)
+	sh /field.sh "$NW_ARG" > $res 2>&1
+	finish $? ;;
 stress-verify)
 	sh /stress.sh verify "${NW_MODULE:-0}" > $res 2>&1
 	finish $? ;;
@@ -262,12 +265,15 @@ case "$NW_CASES" in
 	LNW_PREFIX=lib.libnowait /libnowait_test /mnt/ext4/lnw 2>&1 |
 		grep -v ' passed, ' > $res ;;
 esac
+# module-checks.sh and hostile.sh: "module*" (or all) runs both,
+# "module.hostile*" the hostile checks alone
 case ",$NW_CASES," in
 ,,|*,module,*|*,module\**) mc=1 ;;
+*,module.hostile*) mc=2 ;;
 *) mc=0 ;;
 esac
-if [ "$NW_MODULE" = 1 ] && [ $mc = 1 ]; then
-	sh /module-checks.sh > $res 2>&1
+if [ "$NW_MODULE" = 1 ] && [ $mc != 0 ]; then
+	[ $mc = 1 ] && sh /module-checks.sh > $res 2>&1
 	sh /hostile.sh > $res 2>&1
 fi
 finish $rc

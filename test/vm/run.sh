@@ -221,6 +221,7 @@ if [ "$bench" = 1 ]; then
 fi
 cp "$top/test/stress/guest.sh" "$root/stress.sh"
 cp "$top/test/iosoak/guest.sh" "$root/iosoak.sh"
+cp "$top/test/field/guest.sh" "$root/field.sh"
 cp "$top/test/iosoak/rqlife.awk" "$root/rqlife.awk"
 { [ "$MODULE" = 1 ] || [ $refuse = 1 ]; } && cp "$top/module/nowait_aio.ko" "$root/nowait_aio.ko"
 if [ "$MODULE" = 1 ]; then
@@ -352,6 +353,14 @@ nwmod=$MODULE
 [ $refuse = 1 ] && nwmod=refuse
 cmdline="$cmdline NW_UNSTICK=${NOWAIT_VM_UNSTICK:-1} NW_MODULE=$nwmod NW_ORDER=$vm_order NW_SWITCHES=${NOWAIT_VM_SWITCHES:-} NW_UNLOAD_CYCLES=${NOWAIT_UNLOAD_CYCLES:-50} NW_CASES=$CASES NW_PROFILE=$guest NW_ARG=$arg NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all}"
 qextra=""
+if [ "$guest" = field ]; then
+	# the field's suites: their Debian root (test/field/root.sh, left
+	# unchanged: snapshot) and a scratch disk
+	field_root=$(bash "$top/test/field/root.sh" --cached) ||
+		die "no field root image: build it with test/field/root.sh --xfstests GITDIR"
+	truncate -s 2G "$out/scratch.img"
+	qextra="$qextra -drive file=$field_root,format=raw,if=virtio,snapshot=on -drive file=$out/scratch.img,format=raw,if=virtio"
+fi
 if [ "$icount" = 1 ]; then
 	# guest time counts instructions; fio comes from the host's root
 	qextra="-icount shift=0,sleep=off -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,id=hostroot"

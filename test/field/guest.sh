@@ -1,0 +1,86 @@
+#!/bin/busybox sh
+# Guest side of the field profile (test/vm/profiles/field.env): runs
+# xfstests' own ./check in the Debian root of test/field/root.sh
+# (/dev/vdd), on one filesystem: its test device is the run's image of
+# that filesystem (vda ext4, vdb xfs, vdc btrfs), its scratch device
+# /dev/vde.  NW_ARG: xfstests:FS:TESTS, TESTS comma-separated test names
+# (generic/198) or group names (-g aio).  Prints a line per test,
+# "# xfstests FS TEST pass|fail|notrun", then ok/not ok field.xfstests.FS.
+res=/dev/ttyS1
+say() { echo "$*" > $res; }
+suite=${1%%:*}
+rest=${1#*:}
+fs=${rest%%:*}
+tests=$(echo "${rest#*:}" | tr ',' ' ')
+case $fs in
+ext4) dev=/dev/vda ;;
+xfs) dev=/dev/vdb ;;
+btrfs) dev=/dev/vdc ;;
+*) say "not ok field.args - xfstests:ext4|xfs|btrfs:TESTS vs $1"; exit 1 ;;
+esac
+[ "$suite" = xfstests ] || { say "not ok field.args - only xfstests so far: $suite"; exit 1; }
+
+# what this kernel mounts: the same feature choices as run.sh's images
+v=$(uname -r); maj=${v%%.*}; min=${v#*.}; min=${min%%.*}
+ge() { [ "$maj" -gt "$1" ] || { [ "$maj" -eq "$1" ] && [ "$min" -ge "$2" ]; }; }
+ext4_opts="-O ^orphan_file,^metadata_csum_seed"
+xfs_opts="-m bigtime=0,inobtcount=0,reflink=1"
+btrfs_opts=""
+if ! ge 4 9; then
+	xfs_opts="-m bigtime=0,inobtcount=0,reflink=0"
+	btrfs_opts="-R ^free-space-tree"
+fi
+if ! ge 4 4; then
+	ext4_opts="$ext4_opts,^metadata_csum,^64bit"
+	xfs_opts="$xfs_opts,finobt=0 -i sparse=0"
+	btrfs_opts="$btrfs_opts -O ^no-holes"
+fi
+case $fs in
+ext4) mkfs_opts=$ext4_opts ;;
+xfs) mkfs_opts=$xfs_opts ;;
+*) mkfs_opts=$btrfs_opts ;;
+esac
+
+for m in /mnt/ext4 /mnt/xfs /mnt/btrfs; do umount $m 2>/dev/null; done
+r=/field
+mkdir -p $r
+mount -t ext4 /dev/vdd $r || { say "not ok field.root - mount /dev/vdd"; exit 1; }
+mount -t proc proc $r/proc
+mount -t sysfs sys $r/sys
+mount -o bind /dev $r/dev
+mount -t tmpfs tmp $r/tmp
+mount -t debugfs none $r/sys/kernel/debug 2>/dev/null
+mkdir -p $r/mnt/test $r/mnt/scratch
+cat > $r/var/lib/xfstests/local.config <<CFG
+export FSTYP=$fs
+export TEST_DEV=$dev
+export TEST_DIR=/mnt/test
+export SCRATCH_DEV=/dev/vde
+export SCRATCH_MNT=/mnt/scratch
+export MKFS_OPTIONS="$mkfs_opts"
+CFG
+# its lines as they come (a test's name, then its time or its failure)
+chroot $r /bin/bash -c "cd /var/lib/xfstests && ./check $tests; echo \"check-rc \$?\"" 2>&1 |
+	tee /tmp/check.out > $res
+rc=$(sed -n 's/^check-rc //p' /tmp/check.out)
+ran=$(sed -n 's/^Ran: //p' /tmp/check.out)
+notrun=$(sed -n 's/^Not run: //p' /tmp/check.out)
+failed=$(sed -n 's/^Failures: //p' /tmp/check.out)
+for t in $ran; do
+	case " $failed " in *" $t "*) say "# xfstests $fs $t fail" ;; *) say "# xfstests $fs $t pass" ;; esac
+done
+for t in $notrun; do say "# xfstests $fs $t notrun"; done
+# a failing test's diff, for the host's log
+for t in $failed; do
+	bad=$r/var/lib/xfstests/results/$t.out.bad
+	[ -f "$bad" ] &&
+		diff -u "$r/var/lib/xfstests/tests/$t.out" "$bad" 2>/dev/null |
+		head -n 20 > $res
+done
+umount $r/sys/kernel/debug $r/tmp $r/dev $r/sys $r/proc 2>/dev/null
+umount $r
+if [ -n "$ran$notrun" ]; then
+	say "ok field.xfstests.$fs - ./check ran (rc $rc)"
+else
+	say "not ok field.xfstests.$fs - ./check ran: a summary vs none (rc $rc)"
+fi

@@ -1,0 +1,83 @@
+#!/bin/bash
+# The guest root for the field's own test suites (issue #29): Debian 12
+# (debootstrap, from Debian's archive) with xfsprogs, e2fsprogs,
+# btrfs-progs, fio and the build tools, and xfstests built inside it, as
+# an ext4 image that every supported kernel mounts.  Nothing of it is
+# committed: it is built into the cache, from a git tree of xfstests
+# that the caller brings (README "The field's suites").
+#
+#   test/field/root.sh --xfstests GITDIR     print the image's path,
+#                                            building it when it is not
+#                                            in the cache
+#   test/field/root.sh --cached              print the newest built
+#                                            image's path (exit 3: none)
+#
+# xfstests v2023.01.15: the release of Debian 12's freeze, so that its
+# golden outputs match that userland's tools (xfs_io, mkfs.*); it probes
+# each feature it uses and reports a test "not run" on a kernel without
+# it, so it runs on 3.10 to 4.14 as on 6.1.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=test/lib.sh
+. "$top/test/lib.sh"
+xfstests_tag=v2023.01.15
+packages=bash,xfsprogs,e2fsprogs,btrfs-progs,attr,acl,fio,psmisc,bc,gawk,perl,util-linux,libaio1,libgdbm6,quota,xz-utils,kmod,procps,sed,grep,coreutils,findutils,dmsetup,lvm2,gcc,make,autoconf,automake,libtool,pkg-config,uuid-dev,xfslibs-dev,libaio-dev,libacl1-dev,libattr1-dev,libgdbm-dev,libgdbm-compat-dev,libcap-dev,liburing-dev,libssl-dev,file,m4,python3
+
+xgit=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--xfstests) xgit=$2; shift 2 ;;
+	--cached)
+		img=$(ls -t "$nw_cache"/field/*/.done 2>/dev/null | head -n 1)
+		[ -n "$img" ] || exit 3
+		echo "$(dirname "$img")/root.img"
+		exit 0 ;;
+	*) echo "usage: root.sh --xfstests GITDIR | --cached" >&2; exit 2 ;;
+	esac
+done
+[ -n "$xgit" ] && git --git-dir="$xgit" rev-parse -q --verify "$xfstests_tag^{commit}" >/dev/null ||
+	{ echo "field: no xfstests $xfstests_tag in '${xgit:-}' (give --xfstests GITDIR)" >&2; exit 3; }
+
+# what makes the image: a new one whenever it changes (root_version: the
+# steps below)
+root_version=1
+key=$(printf '%s\n' "$root_version" "$packages" \
+	"$(git --git-dir="$xgit" rev-parse "$xfstests_tag^{commit}")" | sha256sum | cut -c1-16)
+dir=$nw_cache/field/$key
+if [ -f "$dir/.done" ]; then
+	echo "$dir/root.img"
+	exit 0
+fi
+mkdir -p "$dir"
+log=$dir/build.log
+chroot_dir=$dir/root
+echo "field: building the guest root in $dir (log: $log)" >&2
+# the Debian system is kept when a later step failed: it takes minutes
+if [ ! -f "$dir/.debootstrap-done" ]; then
+	rm -rf "$chroot_dir"
+	debootstrap --variant=minbase --include="$packages" bookworm "$chroot_dir" \
+		http://deb.debian.org/debian >"$log" 2>&1 ||
+		{ tail -n 20 "$log" >&2; echo "field: debootstrap failed" >&2; exit 1; }
+	touch "$dir/.debootstrap-done"
+fi
+rm -rf "$chroot_dir/opt/xfstests-src"
+mkdir -p "$chroot_dir/opt/xfstests-src"
+git --git-dir="$xgit" archive "$xfstests_tag" | tar -C "$chroot_dir/opt/xfstests-src" -xf -
+# xfstests wants its users and groups (fsgqa, and one whose name starts
+# with a digit), and builds with the chroot's own compiler
+chroot "$chroot_dir" /bin/bash -c '
+	set -e
+	useradd -m fsgqa; useradd -m fsgqa2; useradd -m 123456-fsgqa
+	cd /opt/xfstests-src
+	make -j"$(nproc)" && make install
+' >>"$log" 2>&1 ||
+	{ tail -n 30 "$log" >&2; echo "field: xfstests does not build" >&2; exit 1; }
+rm -rf "$chroot_dir/opt/xfstests-src" "$chroot_dir/var/cache/apt/archives/"*.deb
+# an ext4 that 3.10 mounts too (no metadata checksums, no 64-bit)
+truncate -s 4G "$dir/root.img"
+mkfs.ext4 -q -F -O ^orphan_file,^metadata_csum_seed,^metadata_csum,^64bit \
+	-d "$chroot_dir" "$dir/root.img" >>"$log" 2>&1 ||
+	{ echo "field: mkfs.ext4 -d failed" >&2; exit 1; }
+rm -rf "$chroot_dir"
+touch "$dir/.done"
+echo "$dir/root.img"
