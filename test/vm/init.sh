@@ -27,12 +27,26 @@ kmemleak_check() {
 	# still across two scans
 	echo scan > $kml
 	echo scan > $kml
-	n=$(grep -c '^unreferenced object' $kml)
-	if [ "$n" = 0 ]; then
+	# Set aside: the trampoline of an ftrace_ops whose registration
+	# the kernel refused (-EBUSY: a kprobe holds the function, as
+	# module.hostile.kprobe-* arrange): 4.12's and 4.14's
+	# ftrace_startup() rolls the registration back without freeing the
+	# trampoline __register_ftrace_function() made (later kernels call
+	# ftrace_trampoline_free() there).  A trampoline of an ops still
+	# registered is referenced by it, and one left registered past
+	# unload would crash the next call.
+	cat $kml > /tmp/kml
+	n=$(grep -c '^unreferenced object' /tmp/kml)
+	t=$(awk '/^unreferenced object/ { if (b) n++; b = 0 }
+		/arch_ftrace_update_trampoline/ { b = 1 }
+		END { if (b) n++; print n + 0 }' /tmp/kml)
+	[ "$t" = 0 ] ||
+		say "# kmemleak: $t trampoline(s) of refused ftrace registrations set aside (the kernel's rollback keeps them)"
+	if [ "$((n - t))" = 0 ]; then
 		say "ok vm.kmemleak - no leak reported"
 	else
-		say "not ok vm.kmemleak - no leak reported: 0 vs $n"
-		head -n 40 $kml > $res
+		say "not ok vm.kmemleak - no leak reported: 0 vs $((n - t))"
+		head -n 40 /tmp/kml > $res
 	fi
 	echo clear > $kml
 }
