@@ -134,10 +134,10 @@ iosoak:
 
 # xfstests stock and with the module on KVER, per filesystem (test/field):
 # the guest root is built first when it is not in the cache, from the
-# xfstests git tree XFSTESTS_GIT (README "The field's suites")
-XFSTESTS_GIT ?= /work/.mirror/kdave+xfstests/repo
+# xfstests git directory XFSTESTS_GIT (README "The field's suites")
 xfstests:
-	@bash test/field/root.sh --xfstests $(XFSTESTS_GIT) >/dev/null
+	@bash test/field/root.sh --cached >/dev/null || \
+		bash test/field/root.sh --xfstests "$(XFSTESTS_GIT)" >/dev/null
 	@bash test/field/compare.sh $(KVER) $(or $(FS),ext4,xfs,btrfs) '$(or $(TESTS),-g,quick)'
 
 unit:

@@ -170,6 +170,8 @@ static int nw_syms_one(void *data, const char *name, struct module *mod,
 	const struct nw_syms_scan *scan = data;
 	size_t i;
 
+	/* a walk of every symbol: long under emulation, never preempted */
+	cond_resched();
 	if (scan->only) {
 		nw_syms_match(scan->only, name, mod);
 		return 0;
@@ -302,8 +304,11 @@ static int nw_part_resolve(const struct nw_part *p)
 	size_t i;
 	int err = 0;
 
-	nw_for_each_hook(p, h, i)
+	nw_for_each_hook(p, h, i) {
 		nw_hook_resolve_one(h, p->owner);
+		/* before 4.x kallsyms_lookup_name() reads every symbol */
+		cond_resched();
+	}
 	nw_part_choose(p);
 	nw_for_each_hook(p, h, i)
 		if (nw_hook_missing(h) && nw_hook_report(p, h, false))
@@ -788,6 +793,7 @@ static void nw_part_attach(const struct nw_part *p)
 		}
 		if (nw_hook_missing(h))
 			nw_hook_report(p, h, true);
+		cond_resched();
 	}
 	if (p->setup)
 		p->setup();

@@ -63,6 +63,7 @@ struct nw_hook {
 	int bad_arg;
 	bool bad_said;		/* dmesg has said so */
 	bool test_distrust;	/* distrust_test= names it */
+	u8 nr_checked;		/* args[] up to its last checked one */
 	struct ftrace_ops ops;
 };
 

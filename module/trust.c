@@ -91,7 +91,7 @@ notrace bool nw_hook_trusts(struct nw_hook *h, const struct pt_regs *regs)
 
 	if (unlikely(READ_ONCE(h->bad_arg)))
 		return false;
-	for (i = 0; i < NW_MAX_ARGS; i++)
+	for (i = 0; i < h->nr_checked; i++)
 		if (unlikely(!nw_arg_fits(h->args[i], nw_regs_arg(regs, i))))
 			return nw_distrust(h, i + 1);
 	if (unlikely(h->test_distrust))
@@ -99,9 +99,15 @@ notrace bool nw_hook_trusts(struct nw_hook *h, const struct pt_regs *regs)
 	return true;
 }
 
-/* At resolve time: does distrust_test= name @h? */
+/* At resolve time: how far to look, and does distrust_test= name @h? */
 void nw_hook_trust_init(struct nw_hook *h)
 {
+	unsigned int i;
+
+	h->nr_checked = 0;
+	for (i = 0; i < NW_MAX_ARGS; i++)
+		if (h->args[i] != NW_ARG_ANY)
+			h->nr_checked = i + 1;
 	h->test_distrust = h->wrapper && nw_distrust_test &&
 			   !strcmp(nw_distrust_test, h->name);
 }

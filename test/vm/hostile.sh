@@ -90,6 +90,17 @@ distrust_said() { # function what-is-off
 	dmesg | grep -q "nowait_aio: $1 (.*): its arguments do not fit (distrust_test); $2" &&
 		grep -q "^hook $1 off: its arguments do not fit (distrust_test)" $k/features
 }
+# after a case: a plain load that works, then the case's line from $bad
+distrust_verdict() { # id what want
+	rmmod nowait_aio 2>>/tmp/h.err
+	modprobe nowait_aio 2>>/tmp/h.err && echo 0 > $k/hook_idle_ms
+	works || bad="$bad notworking"
+	if [ -z "$bad" ]; then
+		ok "$1" "$2"
+	else
+		nok "$1" "$2" "$3 vs$bad $(cat /tmp/h.err)"
+	fi
+}
 rmmod nowait_aio 2>/tmp/h.err
 ref=$(/nwconf --nowait-write /mnt/ext4/hostile.dat)	# the kernel's own
 bad=""
@@ -108,14 +119,9 @@ for f in do_io_submit $pr; do
 	[ "$r" = "$ref" ] || bad="$bad $f:[$first $r]"
 done
 [ $ref != ok ] || bad="$bad reference-ok"
-rmmod nowait_aio 2>>/tmp/h.err
-modprobe nowait_aio 2>>/tmp/h.err && echo 0 > $k/hook_idle_ms
-works || bad="$bad notworking"
-[ -z "$bad" ] &&
-	ok distrust-entry "do_io_submit or $pr found wanting: no crash; RWF_NOWAIT off for good ($ref, the kernel's own answer), named in dmesg and features; a new load works"
-[ -z "$bad" ] ||
-	nok distrust-entry "do_io_submit or $pr found wanting: no crash; RWF_NOWAIT off for good, the kernel's own answer, named" \
-		"$ref for both, named vs$bad $(cat /tmp/h.err)"
+distrust_verdict distrust-entry \
+	"do_io_submit or $pr found wanting: no crash; RWF_NOWAIT off for good ($ref, the kernel's own answer), named in dmesg and features; a new load works" \
+	"$ref for both, named"
 
 ew=ext4_file_write_iter
 grep -qE " $ew([[:space:]]|\$)" /proc/kallsyms || ew=ext4_file_write
@@ -131,14 +137,9 @@ if distrust_load $ew; then
 else
 	bad="$bad notloaded"
 fi
-rmmod nowait_aio 2>>/tmp/h.err
-modprobe nowait_aio 2>>/tmp/h.err && echo 0 > $k/hook_idle_ms
-works || bad="$bad notworking"
-[ -z "$bad" ] &&
-	ok distrust-fs "$ew found wanting: NOWAIT off on ext4 alone (EOPNOTSUPP), named in dmesg and features; XFS keeps it"
-[ -z "$bad" ] ||
-	nok distrust-fs "$ew found wanting: NOWAIT off on ext4 alone (EOPNOTSUPP), named in dmesg and features; XFS keeps it" \
-		"EOPNOTSUPP on, named vs$bad $(cat /tmp/h.err)"
+distrust_verdict distrust-fs \
+	"$ew found wanting: NOWAIT off on ext4 alone (EOPNOTSUPP), named in dmesg and features; XFS keeps it" \
+	"EOPNOTSUPP on, named"
 
 # 3. a kprobe on an entry point before the load (perf probe, bcc): the load
 # is refused twice, naming the function; without the kprobe it loads
