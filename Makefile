@@ -61,8 +61,9 @@ lib:
 
 # CPPFLAGS, CFLAGS and LDFLAGS as the caller gives them (dpkg-buildflags);
 # TOOLS_LDFLAGS=-static for the VM's initramfs
-tools/%: tools/%.c include/nowait_aio.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -Wextra -Werror -Iinclude $(LDFLAGS) $(TOOLS_LDFLAGS) -o $@ $<
+tools/%: tools/%.c include/nowait_aio.h VERSION
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -Wextra -Werror -Iinclude -DNW_VERSION='"$(NW_VERSION)"' \
+		$(LDFLAGS) $(TOOLS_LDFLAGS) -o $@ $<
 
 lib/nowait.pc: lib/nowait.pc.in VERSION
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
@@ -151,7 +152,7 @@ man-check:
 
 # Debian packages (debian/), built in a copy of the tree (the tracked and
 # the new files, not the build output), results in $(DEB_OUT)/
-deb:
+deb: deb-deps
 	rm -rf $(DEB_OUT)
 	mkdir -p $(DEB_OUT)/nowait-aio-$(NW_VERSION)
 	if git -C $(CURDIR) rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
@@ -163,6 +164,16 @@ deb:
 	fi | tar -C $(DEB_OUT)/nowait-aio-$(NW_VERSION) -xf -
 	cd $(DEB_OUT)/nowait-aio-$(NW_VERSION) && dpkg-buildpackage -us -uc -b
 	@ls -1 $(DEB_OUT)/*.deb $(DEB_OUT)/*.changes
+
+# debian/control's Build-Depends, named as the packages that give them
+deb-deps:
+	@command -v dpkg-checkbuilddeps >/dev/null || \
+		{ echo "make deb: dpkg-checkbuilddeps not found: apt-get install dpkg-dev debhelper dh-dkms libaio-dev"; exit 1; }
+	@m=$$(dpkg-checkbuilddeps debian/control 2>&1 | sed -n 's/.*Unmet build dependencies: //p' | \
+		sed -e 's/debhelper-compat ([^)]*)/debhelper/' -e 's/dh-sequence-dkms/dh-dkms/' -e 's/ ([^)]*)//g'); \
+	if [ -n "$$m" ]; then \
+		echo "make deb: missing build dependencies; install them with: apt-get install $$m"; exit 1; \
+	fi
 
 # install the packages in a fresh Debian 12 chroot (root; test/deb)
 deb-check:
@@ -188,4 +199,4 @@ clean:
 
 .PHONY: module tools lib install check vm-check unit bench conformance clean fuzz stress iosoak xfstests \
 	install-headers install-lib install-tools install-man install-userspace \
-	install-dkms-src man-check deb deb-check clean-pkg dkms-conf
+	install-dkms-src man-check deb deb-deps deb-check clean-pkg dkms-conf

@@ -64,7 +64,12 @@ struct nowait_stats {
 	unsigned long inline_done;	/* completed on the inline path */
 	unsigned long deferred_submit;	/* refused by io_submit, deferred */
 	unsigned long deferred_event;	/* refused in the event, deferred */
-	unsigned long unsupported;	/* EOPNOTSUPP/EINVAL for the flag */
+	/*
+	 * to a worker because the file does not support the flag: refused
+	 * with EOPNOTSUPP/EINVAL, or sent there at once because an earlier
+	 * request to the same file was
+	 */
+	unsigned long unsupported;
 	/* the module's refusal counters, when it is loaded (else 0) */
 	unsigned long module_eagain_lock, module_eagain_pagecache;
 	unsigned long module_eagain_alloc, module_eagain_congestion;

@@ -237,6 +237,7 @@ long nowait_submit(struct nowait_loop *l, struct iocb **iocbs, long nr)
 
 		/* iocbs of files without NOWAIT support go to the workers */
 		if (fd_unsupported(l, iocbs[i]->aio_fildes)) {
+			l->st.unsupported++;
 			defer_locked(l, iocbs[i++]);
 			continue;
 		}

@@ -98,6 +98,26 @@ readme_series() {
 	done
 }
 t series.readme-table readme_series
+# nowait_aio(4): every series that gets the module has a SUPPORTED KERNELS
+# entry, and the other texts that list the kernels name the first and the
+# last of them and RHEL/CentOS 7's 3.10
+man_series() {
+	local heads s f
+	heads=$(sed -n '/^\.SH SUPPORTED KERNELS/,/^\.S[SH] [^S]/p' "$top/man/nowait_aio.4" |
+		awk 'prev == ".TP" { print } { prev = $0 }')
+	for s in $(nw_series module | sed 's,/.*,,'); do
+		echo "$heads" | grep -q -E "(^|[^0-9.])${s//./\\.}([^0-9]|$)" ||
+			{ echo "nowait_aio(4) SUPPORTED KERNELS has no entry for $s"; return 1; }
+	done
+	for f in debian/control examples/modules-load.d/nowait-aio.conf; do
+		for s in 4.4 4.12 3.10; do
+			grep -q -F "$s" "$top/$f" || { echo "$f does not name $s"; return 1; }
+		done
+	done
+}
+t man.supported-kernels man_series
+# nowait_aio(4)'s DMESG section and the module's pr_*() formats, both ways
+t man.dmesg-messages python3 "$top/test/unit/dmesg_doc.py" "$top/module" "$top/man/nowait_aio.4"
 # the guest programs' cache key follows their sources
 guest_key() {
 	local k1 k2 d=$tmp/gk

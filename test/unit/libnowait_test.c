@@ -150,6 +150,33 @@ int main(int argc, char **argv)
 	      content_ok(fd, 0, 0x44), "completes with the data");
 	close(fd);
 
+	/*
+	 * every request to a file without NOWAIT counts as unsupported, also
+	 * once the file is known from a refusal at submission (4.14 and the
+	 * module refuse there) and its requests go straight to a worker; a
+	 * kernel that takes a buffered NOWAIT write cannot show it: said, and
+	 * not counted as a pass
+	 */
+	{
+		struct nowait_stats s0, s1;
+
+		nowait_get_stats(l, &s0);
+		fd = mkfile("buf2.dat", 4 * BS, 4 * BS, 0);
+		one(l, fd, b, 0);
+		nowait_get_stats(l, &s1);
+		if (s1.unsupported == s0.unsupported + 1) {
+			one(l, fd, b, BS);
+			one(l, fd, b, 2 * BS);
+			nowait_get_stats(l, &s1);
+			CHECK("known-unsupported-counted",
+			      s1.unsupported == s0.unsupported + 3,
+			      "3 vs %lu", s1.unsupported - s0.unsupported);
+		} else {
+			printf("# known-unsupported-counted: not shown, this kernel takes a buffered NOWAIT write\n");
+		}
+		close(fd);
+	}
+
 	/* a request io_submit refuses outright completes with its error */
 	fd = open(dir, O_PATH);
 	CHECK("error-synthesised", one(l, fd, b, 0) == -EBADF,

@@ -152,13 +152,16 @@ else
 	[ -s "$tmp/lnw.out" ] || { echo "not ok unit.libnowait-builds: $(head -c 300 "$tmp/lnw.build")"; nf=$((nf + 1)); }
 fi
 
-# nowait-aio-stat against a fake sysfs directory (its own script)
-bash "$top/test/unit/stat_test.sh" >"$tmp/stat.out" 2>&1
-grep -E '^(ok|not ok) ' "$tmp/stat.out"
-np=$((np + $(grep -c '^ok ' "$tmp/stat.out")))
-nf=$((nf + $(grep -c '^not ok ' "$tmp/stat.out")))
-grep -qE '^[0-9]+ passed, [0-9]+ failed$' "$tmp/stat.out" ||
-	{ echo "not ok unit.stat-runs: $(tail -c 300 "$tmp/stat.out" | tr '\n' ' ')"; nf=$((nf + 1)); }
+# nowait-aio-stat against a fake sysfs directory, nowait-aio-probe on the
+# host's kernel (their own scripts)
+for s in stat probe; do
+	bash "$top/test/unit/${s}_test.sh" >"$tmp/$s.out" 2>&1
+	grep -E '^(ok|not ok) ' "$tmp/$s.out"
+	np=$((np + $(grep -c '^ok ' "$tmp/$s.out")))
+	nf=$((nf + $(grep -c '^not ok ' "$tmp/$s.out")))
+	grep -qE '^[0-9]+ passed, [0-9]+ failed$' "$tmp/$s.out" ||
+		{ echo "not ok unit.$s-runs: $(tail -c 300 "$tmp/$s.out" | tr '\n' ' ')"; nf=$((nf + 1)); }
+done
 
 echo "$np passed, $nf failed"
 [ "$nf" -eq 0 ]
