@@ -216,6 +216,74 @@ native() {
 }
 t native-exit-3 native
 
+# the JSON checks: python3 when there is one (json.load), else a grep of
+# the keys the case is about
+json_ok() { # file
+	[ "$(wc -l <"$1")" = 1 ] || { echo "not one line on stdout: [$(cat "$1")]"; return 1; }
+	if command -v python3 >/dev/null; then
+		python3 -c 'import json,sys; json.load(sys.stdin)' <"$1" || { cat "$1"; return 1; }
+	else
+		grep -q '^{.*}$' "$1" || { cat "$1"; return 1; }
+	fi
+}
+# key and JSON value, as the tool writes them
+json_has() { # file key value
+	grep -qF "\"$2\": $3" "$1" || { echo "no \"$2\": $3 in:"; cat "$1"; return 1; }
+}
+
+# --json on a kernel with RWF_NOWAIT natively: one object that says so
+# (with the loaded case's keys, null), besides the message and status 3
+json_native() {
+	local r rc k
+	for r in 4.13.0 4.14.0 6.1.0-18-amd64; do
+		NOWAIT_AIO_SYSFS=$tmp/none NOWAIT_AIO_RELEASE=$r "$stat_bin" --json >"$tmp/j" 2>"$tmp/e"
+		rc=$?
+		[ $rc = 3 ] && grep -q "native: kernel $r" "$tmp/e" || { echo "$r rc=$rc"; cat "$tmp/e"; return 1; }
+		json_ok "$tmp/j" || return 1
+		json_has "$tmp/j" kernel "\"$r\"" && json_has "$tmp/j" module '"not-loaded"' &&
+			json_has "$tmp/j" native_nowait true && json_has "$tmp/j" accepted null &&
+			json_has "$tmp/j" features null || return 1
+		grep -q '"message": "kernel [^"]* has RWF_NOWAIT natively' "$tmp/j" || { cat "$tmp/j"; return 1; }
+	done
+	if command -v python3 >/dev/null; then
+		python3 - "$tmp/j" <<'EOF' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("enabled", "hook_idle_ms", "demand", "eagain_warmup", "refused_einval", "eagain"):
+    assert k in d and d[k] is None, (k, d.get(k))
+EOF
+	fi
+	# the host's own kernel when not overridden, native or not
+	r=$(uname -r)
+	NOWAIT_AIO_SYSFS=$tmp/none "$stat_bin" --json >"$tmp/j" 2>/dev/null
+	json_ok "$tmp/j" && json_has "$tmp/j" kernel "\"$r\"" || return 1
+	if nw_kver_native "$r"; then k=true; else k=false; fi
+	json_has "$tmp/j" native_nowait $k
+}
+t json-native-prints-object json_native
+
+# --json where the module is needed and not loaded: an object, status 2
+json_notloaded() {
+	local rc
+	NOWAIT_AIO_SYSFS=$tmp/none NOWAIT_AIO_RELEASE=4.12.0 "$stat_bin" --json >"$tmp/j" 2>"$tmp/e"
+	rc=$?
+	[ $rc = 2 ] && grep -q 'not loaded' "$tmp/e" || { echo "rc=$rc"; cat "$tmp/e"; return 1; }
+	json_ok "$tmp/j" && json_has "$tmp/j" module '"not-loaded"' &&
+		json_has "$tmp/j" native_nowait false && json_has "$tmp/j" eagain null &&
+		grep -q '"message": "the nowait_aio module is not loaded .*modprobe nowait_aio"' "$tmp/j" ||
+		{ cat "$tmp/j"; return 1; }
+}
+t json-not-loaded-prints-object json_notloaded
+
+# the loaded case's object has the same three keys
+json_loaded() {
+	fake "$S"
+	run --json >"$tmp/j" || return 1
+	json_ok "$tmp/j" && json_has "$tmp/j" module '"loaded"' &&
+		json_has "$tmp/j" native_nowait false && json_has "$tmp/j" message null
+}
+t json-loaded-module-keys json_loaded
+
 unloaded() {
 	local rc
 	fake "$S"
@@ -255,6 +323,164 @@ usage() {
 	done
 }
 t usage-errors-exit-1 usage
+
+# a usage error says what is wrong on stderr (then the synopsis), status 1
+# as the manual page says, nothing on stdout
+stray() {
+	local a want rc
+	fake "$S"
+	while IFS='|' read -r a want; do
+		# shellcheck disable=SC2086
+		run $a >"$tmp/o" 2>"$tmp/e"
+		rc=$?
+		[ $rc = 1 ] && [ ! -s "$tmp/o" ] &&
+			head -n 1 "$tmp/e" | grep -qF "nowait-aio-stat: $want" &&
+			grep -q '^usage: nowait-aio-stat' "$tmp/e" ||
+			{ echo "args '$a': rc=$rc, want '$want':"; cat "$tmp/o" "$tmp/e"; return 1; }
+	done <<'EOF'
+abc|invalid count 'abc'
+0|invalid count '0'
+-- -3|invalid count '-3'
+1 2|unexpected argument '2'
+3 4 5|unexpected argument '4'
+-1 3|unexpected argument '3'
+--json 3|unexpected argument '3'
+--prometheus 3|unexpected argument '3'
+-i abc|invalid interval 'abc'
+-i 0|invalid interval '0'
+-1 -i 2|-i cannot be combined with -1
+--json -i 2|-i cannot be combined with --json
+--prometheus -i 2|-i cannot be combined with --prometheus
+--json --prometheus|--json and --prometheus cannot be combined
+EOF
+	# the manual page gives status 1 to usage errors
+	sed -n '/^\.SH EXIT STATUS/,/^\.SH ENV/p' "$top/man/nowait-aio-stat.8" |
+		grep -A2 '^\.B 1$' | grep -q 'usage error' ||
+		{ echo "nowait-aio-stat(8): status 1 is not the usage error"; return 1; }
+}
+t usage-errors-say-what stray
+
+# --- --prometheus ---
+# promtool (Debian's package prometheus) lints the exposition; without it
+# these tests fail unless NOWAIT_NO_PROMTOOL=1 (then the awk lint below
+# is all)
+promtool_check() { # file
+	if command -v promtool >/dev/null; then
+		promtool check metrics <"$1" || { cat "$1"; return 1; }
+	elif [ "${NOWAIT_NO_PROMTOOL:-0}" != 1 ]; then
+		echo "promtool not found: install the Debian package prometheus (/usr/bin/promtool), or set NOWAIT_NO_PROMTOOL=1 to test without it"
+		return 1
+	fi
+}
+# the text format 0.0.4 as node_exporter reads it: each sample's family
+# has its HELP and TYPE lines, well-formed names and labels, counters end
+# in _total, one value, no sample twice
+prom_lint() { # file
+	awk '
+	/^# HELP / { help[$3] = 1; next }
+	/^# TYPE / { type[$3] = $4; if ($4 != "counter" && $4 != "gauge") { print "type: " $0; bad = 1 }; next }
+	/^#/ { print "comment: " $0; bad = 1; next }
+	{
+		name = $1; sub(/\{.*/, "", name)
+		if (name !~ /^[a-zA-Z_:][a-zA-Z0-9_:]*$/) { print "name: " $0; bad = 1 }
+		if (!(name in help) || !(name in type)) { print "no HELP or TYPE: " $0; bad = 1 }
+		if (type[name] == "counter" && name !~ /_total$/) { print "counter not _total: " $0; bad = 1 }
+		if ($1 ~ /\{/ && $1 !~ /^[^{]+\{[a-zA-Z_][a-zA-Z0-9_]*="[^"]*"(,[a-zA-Z_][a-zA-Z0-9_]*="[^"]*")*\}$/) { print "labels: " $0; bad = 1 }
+		if (NF != 2 || $2 !~ /^[0-9]+(\.[0-9]+)?$/) { print "value: " $0; bad = 1 }
+		if (seen[$1]++) { print "twice: " $0; bad = 1 }
+		n++
+	}
+	END { if (!n) { print "no sample"; bad = 1 }; exit bad }' "$1" || { cat "$1"; return 1; }
+}
+prom_lines() { # file, lines that must be in it
+	local f=$1 l
+	shift
+	for l; do
+		grep -qxF "$l" "$f" || { echo "no line '$l' in:"; cat "$f"; return 1; }
+	done
+}
+
+prom() {
+	fake "$S"
+	echo 0 >"$S/congestion"
+	echo 250 >"$S/hook_idle_ms"
+	echo 9 >"$S/eagain_newreason"	# a reason the tool does not know
+	echo 1 >"$S/eagain_Bad-Name"	# not a label value
+	run --prometheus >"$tmp/p" 2>"$tmp/e" || { cat "$tmp/e"; return 1; }
+	[ ! -s "$tmp/e" ] || { cat "$tmp/e"; return 1; }
+	prom_lint "$tmp/p" || return 1
+	prom_lines "$tmp/p" \
+		'# TYPE nowait_aio_module_loaded gauge' 'nowait_aio_module_loaded 1' \
+		'# TYPE nowait_aio_native gauge' 'nowait_aio_native 0' \
+		'nowait_aio_kernel_info{release="4.12.0"} 1' \
+		'# TYPE nowait_aio_enabled gauge' 'nowait_aio_enabled 1' \
+		'# TYPE nowait_aio_check_enabled gauge' \
+		'nowait_aio_check_enabled{check="lock"} 1' \
+		'nowait_aio_check_enabled{check="pagecache"} 1' \
+		'nowait_aio_check_enabled{check="alloc"} 1' \
+		'nowait_aio_check_enabled{check="congestion"} 0' \
+		'nowait_aio_fault_inject 0' 'nowait_aio_hook_idle_seconds 0.250' \
+		'nowait_aio_hooks_live 0' 'nowait_aio_hook_installs_total 3' \
+		'nowait_aio_hook_last_install_seconds 0.010234' \
+		'# TYPE nowait_aio_requests_total counter' \
+		'nowait_aio_requests_total{result="accepted"} 1000' \
+		'# TYPE nowait_aio_eagain_total counter' \
+		'nowait_aio_eagain_total{reason="lock"} 11' \
+		'nowait_aio_eagain_total{reason="pagecache"} 22' \
+		'nowait_aio_eagain_total{reason="alloc"} 33' \
+		'nowait_aio_eagain_total{reason="congestion"} 44' \
+		'nowait_aio_eagain_total{reason="injected"} 5' \
+		'nowait_aio_eagain_total{reason="warmup"} 8' \
+		'nowait_aio_eagain_total{reason="newreason"} 9' \
+		'# TYPE nowait_aio_refused_total counter' \
+		'nowait_aio_refused_total{errno="EOPNOTSUPP"} 6' \
+		'nowait_aio_refused_total{errno="EINVAL"} 7' || return 1
+	[ "$(grep -c '^nowait_aio_eagain_total' "$tmp/p")" = 7 ] || { cat "$tmp/p"; return 1; }
+	# without a demand line, no hook metrics
+	fake "$S"
+	grep -v '^demand ' "$S/features" >"$tmp/f" && cp "$tmp/f" "$S/features"
+	run --prometheus >"$tmp/p" && prom_lint "$tmp/p" && ! grep -q 'hook_installs\|hooks_live' "$tmp/p"
+}
+t prometheus-counters-and-knobs prom
+
+prom_promtool() {
+	fake "$S"
+	run --prometheus >"$tmp/p" || return 1
+	promtool_check "$tmp/p"
+}
+t prometheus-passes-promtool prom_promtool
+
+# not needed, or needed and missing: status 0 (so that `&& mv` publishes
+# it), nothing on stderr, no counters, loaded 0 and native 1 or 0
+prom_absent() {
+	local r n rc
+	for r in 4.14.0:1 6.1.0-18-amd64:1 4.12.0:0 4.9.337:0; do
+		n=${r##*:} r=${r%:*}
+		NOWAIT_AIO_SYSFS=$tmp/none NOWAIT_AIO_RELEASE=$r "$stat_bin" --prometheus >"$tmp/p" 2>"$tmp/e"
+		rc=$?
+		[ $rc = 0 ] && [ ! -s "$tmp/e" ] || { echo "$r rc=$rc"; cat "$tmp/e"; return 1; }
+		prom_lint "$tmp/p" && promtool_check "$tmp/p" &&
+			prom_lines "$tmp/p" 'nowait_aio_module_loaded 0' "nowait_aio_native $n" \
+				"nowait_aio_kernel_info{release=\"$r\"} 1" || return 1
+		[ "$(grep -vc '^#' "$tmp/p")" = 3 ] || { cat "$tmp/p"; return 1; }
+	done
+}
+t prometheus-native-and-not-loaded prom_absent
+
+# a file it cannot read: status 1, a message, and nothing on stdout (no
+# half exposition for the textfile collector)
+prom_error() {
+	local f rc
+	for f in eagain_warmup eagain_newreason; do
+		fake "$S"
+		echo garbage >"$S/$f"
+		run --prometheus >"$tmp/p" 2>"$tmp/e"
+		rc=$?
+		[ $rc = 1 ] && [ ! -s "$tmp/p" ] && grep -q "$f: not a number" "$tmp/e" ||
+			{ echo "$f: rc=$rc"; cat "$tmp/p" "$tmp/e"; return 1; }
+	done
+}
+t prometheus-read-error-writes-nothing prom_error
 
 echo "$np passed, $nf failed"
 [ "$nf" -eq 0 ]
