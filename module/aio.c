@@ -78,20 +78,6 @@ static void nw_subst_restore(struct nw_subst *s)
 }
 
 /*
- * 4.14's kiocb_set_rw_flags(): an unknown bit, or NOWAIT on a file without
- * FMODE_NOWAIT, is EOPNOTSUPP (counted); EAGAIN while its filesystem's
- * hooks attach.
- */
-static int nw_check_flags(struct file *file, unsigned int flags)
-{
-	if (flags & ~NW_RWF_SUPPORTED) {
-		nw_count(NW_CNT_EOPNOTSUPP);
-		return -EOPNOTSUPP;
-	}
-	return (flags & RWF_NOWAIT) ? nw_file_nowait_check(file) : 0;
-}
-
-/*
  * Will the kernel's function go as far as the file's read or write?  It
  * answers EBADF for a file not open that way and EINVAL for one without
  * the operation first (4.14's aio_read()/aio_write(), and aio_run_iocb()
@@ -119,10 +105,8 @@ struct nw_run {
 static ssize_t nw_aio_sync_begin(struct kiocb *req, struct nw_run *run,
 				 unsigned int *flags)
 {
-	if (!nw_can_defer_sync(req)) {
-		nw_count(NW_CNT_EOPNOTSUPP);
-		return -EOPNOTSUPP;
-	}
+	if (!nw_can_defer_sync(req))
+		return nw_unsupported();
 	if (!nw_defer_sync(req, !(*flags & RWF_SYNC), *flags & RWF_NOWAIT))
 		return (*flags & RWF_NOWAIT) ? -EAGAIN : -ENOMEM;
 	run->deferred = true;
@@ -148,7 +132,7 @@ static ssize_t nw_run_begin(struct nw_run *run, struct kiocb *req, bool write)
 	nw_subst_restore(s);
 	nw_req_begin(&s->rec, req);
 	/* 4.14 checks the flags before it stores aio_key; this kernel did */
-	ret = nw_check_flags(req->ki_filp, flags);
+	ret = nw_check_rw_flags(req->ki_filp, flags);
 	if (ret == -EAGAIN) {
 		/* its filesystem attaching: refused, after the kernel's own */
 		run->complete = nw_kernel_would_rw(req->ki_filp, write);
@@ -318,7 +302,7 @@ static int nw_check_files(const struct iocb *iocb)
 		}
 		eventfd_ctx_put(ev);
 	}
-	ret = nw_check_flags(file, NW_IOCB_RW_FLAGS(iocb));
+	ret = nw_check_rw_flags(file, NW_IOCB_RW_FLAGS(iocb));
 out:
 	fput(file);
 	return ret;

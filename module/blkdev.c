@@ -72,7 +72,6 @@ static int nw_blkdev_direct(struct nw_write *w)
 }
 
 static const struct nw_fs_ops nw_blkdev_ops = {
-	.fs = NW_FS_BLKDEV,
 	.buffered_first = nw_blkdev_buffered_first,
 	.queue = nw_blkdev_queue,
 	.direct = nw_blkdev_direct,
@@ -101,9 +100,12 @@ static ssize_t nw_blkdev_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	nw_exit();
 	return ret;
 }
-NW_RW_HOOK(nw_blkdev_write_iter)
+NW_RW_HOOK(nw_blkdev_write_iter_hook, nw_blkdev_write_iter)
+
+enum { NW_BLKDEV_WRITE };
 
 static struct nw_hook nw_blkdev_hooks[] = {
+	[NW_BLKDEV_WRITE] =
 	NW_HOOK(NW_FOP_SYM("blkdev_write_iter", "blkdev_aio_write"),
 		nw_blkdev_write_iter_hook, nw_orig_blkdev_write, NW_REQUIRED,
 		"block device NOWAIT writes"),
@@ -111,7 +113,7 @@ static struct nw_hook nw_blkdev_hooks[] = {
 
 static void nw_blkdev_setup(void)
 {
-	struct nw_hook *wi = &nw_blkdev_hooks[0];
+	struct nw_hook *wi = &nw_blkdev_hooks[NW_BLKDEV_WRITE];
 
 	nw_fs_set(NW_FS_BLKDEV, nw_hook_ready(wi) ? wi->addr : 0, true);
 }

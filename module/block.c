@@ -100,21 +100,31 @@ nw_blk_mq_sched_get_request(struct request_queue *q, struct bio *bio,
 	return rq;
 }
 
+enum {
+	NW_BLOCK_BIO_END_IO, NW_BLOCK_BIO_END_IO_SIMPLE, NW_BLOCK_HAS_FREE_TAGS,
+	NW_BLOCK_GET_REQUEST, NW_BLOCK_MQ_SCHED_GET_REQUEST,
+};
+
 static struct nw_hook nw_block_hooks[] = {
+	[NW_BLOCK_BIO_END_IO] =
 	NW_SYMBOL("blkdev_bio_end_io",
 		  nw_blkdev_bio_end_io, NW_OPTIONAL,
 		  "block-device DIO bios (4.10+): no-wait allocation"),
+	[NW_BLOCK_BIO_END_IO_SIMPLE] =
 	NW_SYMBOL("blkdev_bio_end_io_simple",
 		  nw_blkdev_bio_end_io_simple, NW_OPTIONAL,
 		  "block-device DIO bios (4.10+): no-wait allocation"),
+	[NW_BLOCK_HAS_FREE_TAGS] =
 	NW_SYMBOL("blk_mq_has_free_tags", nw_blk_mq_has_free_tags,
 		  NW_OPTIONAL, "free scheduler tags"),
 	/* (q, op, bio or NULL, gfp) */
+	[NW_BLOCK_GET_REQUEST] =
 	NW_HOOK("get_request", NW_GET_REQUEST_WRAPPER,
 		nw_orig_get_request, NW_OPTIONAL,
 		"legacy queues (4.10+): request without waiting",
 		NW_ARGS(NW_ARG_KPTR, NW_ARG_ANY, NW_ARG_KPTR_NULL)),
 	/* (q, bio or NULL, op, data) */
+	[NW_BLOCK_MQ_SCHED_GET_REQUEST] =
 	NW_HOOK("blk_mq_sched_get_request", NW_MQ_SCHED_GET_REQUEST_WRAPPER,
 		nw_orig_blk_mq_sched_get_request, NW_OPTIONAL,
 		"blk-mq (4.11+): tag without waiting",
@@ -129,10 +139,12 @@ static struct nw_hook nw_block_hooks[] = {
  */
 static void nw_block_setup(void)
 {
+	struct nw_hook *mq = &nw_block_hooks[NW_BLOCK_MQ_SCHED_GET_REQUEST];
+	struct nw_hook *legacy = &nw_block_hooks[NW_BLOCK_GET_REQUEST];
 	bool bios = nw_blkdev_bio_end_io && nw_blkdev_bio_end_io_simple;
 
-	nw_queue_setup(bios && nw_hook_ready(&nw_block_hooks[4]),
-		       bios && nw_hook_ready(&nw_block_hooks[3]),
+	nw_queue_setup(bios && nw_hook_ready(mq),
+		       bios && nw_hook_ready(legacy),
 		       nw_blk_mq_has_free_tags);
 }
 

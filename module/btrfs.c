@@ -74,12 +74,6 @@ static bool nw_btrfs_in_place(struct nw_write *w)
 	return cur >= end;
 }
 
-static int nw_btrfs_lock(struct nw_write *w)
-{
-	return nw_inode_lock_free_excl(w->inode) ? 0 :
-	       nw_eagain(NW_CNT_EAGAIN_LOCK);
-}
-
 /*
  * btrfs turns a direct write it cannot align to its sector size into a
  * buffered one (check_direct_IO()), which does not honour NOWAIT before
@@ -95,8 +89,7 @@ static int nw_btrfs_misaligned(struct nw_write *w)
 }
 
 static const struct nw_fs_ops nw_btrfs_ops = {
-	.fs = NW_FS_BTRFS,
-	.lock = nw_btrfs_lock,
+	.lock = nw_write_lock_excl,
 	.misaligned = nw_btrfs_misaligned,
 	.in_place = nw_btrfs_in_place,
 };
@@ -107,11 +100,15 @@ static ssize_t nw_btrfs_file_write_iter(struct kiocb *iocb,
 	return nw_write_iter(iocb, from, &nw_btrfs_ops,
 			     nw_orig_btrfs_file_write);
 }
-NW_RW_HOOK(nw_btrfs_file_write_iter)
+NW_RW_HOOK(nw_btrfs_file_write_iter_hook, nw_btrfs_file_write_iter)
+
+enum { NW_BTRFS_CAN_NOCOW, NW_BTRFS_WRITE };
 
 static struct nw_hook nw_btrfs_hooks[] = {
+	[NW_BTRFS_CAN_NOCOW] =
 	NW_SYMBOL("can_nocow_extent", nw_btrfs_can_nocow_extent,
 		  NW_OPTIONAL, "btrfs in-place test, as 4.14 (else fiemap)"),
+	[NW_BTRFS_WRITE] =
 	NW_HOOK(NW_FOP_SYM("btrfs_file_write_iter", "btrfs_file_aio_write"),
 		nw_btrfs_file_write_iter_hook, nw_orig_btrfs_file_write,
 		NW_FS, "btrfs NOWAIT writes"),
@@ -139,7 +136,7 @@ static const char *nw_btrfs_off_why(void)
 static void nw_btrfs_setup(void)
 {
 	static unsigned long said;
-	struct nw_hook *wi = &nw_btrfs_hooks[1];
+	struct nw_hook *wi = &nw_btrfs_hooks[NW_BTRFS_WRITE];
 	unsigned long addr = nw_hook_ready(wi) ? wi->addr : 0;
 
 	nw_fs_set(NW_FS_BTRFS, addr, nw_btrfs_offered());

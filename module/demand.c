@@ -31,7 +31,6 @@
  * out on another, so only the sum means anything; read after the grace
  * period it can be too high (a put not yet seen), never too low.
  */
-#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
@@ -165,11 +164,11 @@ static bool nw_demand_try_get(void)
 	return on;
 }
 
-/*
- * Before a NOWAIT request goes below the entry point: 0 with the demand
- * set live until nw_demand_put(); -EAGAIN (counted as eagain_warmup) when
- * it is out, its install then queued; -EOPNOTSUPP when it cannot go in (the
- * module is not loaded yet or being unloaded, or ftrace refused a hook the
+/**
+ * nw_demand_get() - before a NOWAIT request goes below the entry point: 0 with
+ * the demand set live until nw_demand_put(); -EAGAIN (counted as eagain_warmup)
+ * when it is out, its install then queued; -EOPNOTSUPP when it cannot go in
+ * (the module is not loaded yet or being unloaded, or ftrace refused a hook the
  * last time).  Never sleeps.
  */
 int nw_demand_get(void)
@@ -193,10 +192,10 @@ int nw_demand_get(void)
 	return -EAGAIN;
 }
 
-/*
- * The same for a flagged request without RWF_NOWAIT, which may wait as
- * the kernel's own path may: the demand set is put in here when it is
- * out.  0, or -EOPNOTSUPP.  Sleeps; no lock held.
+/**
+ * nw_demand_get_wait() - the same for a flagged request without RWF_NOWAIT,
+ * which may wait as the kernel's own path may: the demand set is put in here
+ * when it is out. 0, or -EOPNOTSUPP.  Sleeps; no lock held.
  */
 int nw_demand_get_wait(void)
 {
@@ -213,7 +212,10 @@ int nw_demand_get_wait(void)
 	return err;
 }
 
-/* One more hold, by a request that holds them already (sync.c) */
+/**
+ * nw_demand_hold() - one more hold, by a request that holds them already
+ * (sync.c)
+ */
 void nw_demand_hold(void)
 {
 	preempt_disable();
@@ -255,7 +257,10 @@ static void nw_demand_idle(struct work_struct *work)
 	mutex_unlock(&nw_hooks_mutex);
 }
 
-/* The features line: state, installs since load, the last one's time. */
+/**
+ * nw_demand_show() - the features line: state, installs since load, the last
+ * one's time.
+ */
 size_t nw_demand_show(char *buf, size_t len)
 {
 	size_t off;
@@ -269,7 +274,10 @@ size_t nw_demand_show(char *buf, size_t len)
 	return off;
 }
 
-/* The hook_idle_ms switch.  0 installs the demand set and keeps it. */
+/**
+ * nw_demand_set_idle() - the hook_idle_ms switch. 0 installs the demand set and
+ * keeps it.
+ */
 int nw_demand_set_idle(unsigned int ms)
 {
 	int err = 0;
@@ -284,10 +292,10 @@ int nw_demand_set_idle(unsigned int ms)
 	return err;
 }
 
-/*
- * After the load installed every hook: the demand set counts as live, and
- * unless hook_idle_ms is 0 it comes out at once, so that a machine where
- * nobody asks for the flags pays for the entry points only.
+/**
+ * nw_demand_init() - after the load installed every hook: the demand set counts
+ * as live, and unless hook_idle_ms is 0 it comes out at once, so that a machine
+ * where nobody asks for the flags pays for the entry points only.
  */
 void nw_demand_init(void)
 {
@@ -304,40 +312,227 @@ void nw_demand_init(void)
 	mutex_unlock(&nw_hooks_mutex);
 }
 
-/*
- * Unload, after the entry points came out: no new flagged request can
- * start, but one may still be between its entry point and its put.  Wait
- * for it, then take the demand set out.
+static long nw_demand_busy(void)
+{
+	int busy;
+
+	mutex_lock(&nw_hooks_mutex);
+	busy = nw_demand_remove_locked();
+	mutex_unlock(&nw_hooks_mutex);
+	return busy ? max(nw_demand_count(), 1L) : 0;
+}
+
+/**
+ * nw_demand_exit() - unload, after the entry points came out: no new flagged
+ * request can start, but one may still be between its entry point and its put.
+ * Wait for it, then take the demand set out.
  */
 void nw_demand_exit(void)
 {
-	unsigned int waited = 0;
-
 	mutex_lock(&nw_hooks_mutex);
 	nw_demand_stopping = true;
 	mutex_unlock(&nw_hooks_mutex);
 	cancel_delayed_work_sync(&nw_demand_work);
-	for (;;) {
-		int busy;
-
-		mutex_lock(&nw_hooks_mutex);
-		busy = nw_demand_remove_locked();
-		mutex_unlock(&nw_hooks_mutex);
-		if (!busy)
-			break;
-		if (++waited % 50 == 0)
-			pr_info("unload: waiting for %ld flagged request(s) being submitted\n",
-				nw_demand_count());
-		msleep(20);
-	}
+	nw_wait_while(nw_demand_busy, "flagged request(s) being submitted");
 }
 
-/*
- * Unload, after every wrapper returned (nw_hooks_wait_idle()): no getter
- * can queue the install any more.  With nw_demand_stopping set, a run of it
- * that is still pending does nothing; wait for it to finish.
+/**
+ * nw_demand_release() - unload, after every wrapper returned
+ * (nw_hooks_wait_idle()): no getter can queue the install any more.  With
+ * nw_demand_stopping set, a run of it that is still pending does nothing; wait
+ * for it to finish.
  */
 void nw_demand_release(void)
 {
 	cancel_work_sync(&nw_demand_install_work);
+}
+
+/*
+ * The hooks below the entry points share one ftrace_ops, so that putting
+ * them in or out is one ftrace update: each registration walks every
+ * ftrace record of the kernel and patches with three cross-CPU syncs, a
+ * cost paid once instead of once per hook.  Its callback finds the wrapper
+ * by the hooked function's address, in a flat list of every part's
+ * per-request hooks.
+ */
+#define NW_MAX_DEMAND 32
+static struct nw_hook *nw_demand_hooks[NW_MAX_DEMAND];
+static size_t nw_nr_demand;
+
+static NW_FTRACE_THUNK(nw_demand_thunk)
+{
+	size_t i;
+
+	for (i = 0; i < nw_nr_demand; i++) {
+		struct nw_hook *h = nw_demand_hooks[i];
+
+		if (READ_ONCE(h->addr) != ip)
+			continue;
+		if (nw_hook_trusts(h, NW_FTRACE_REGS(regs)))
+			NW_FTRACE_REGS(regs)->ip = (unsigned long)h->wrapper;
+		return;
+	}
+}
+
+static struct ftrace_ops nw_demand_ops = {
+	.func = nw_demand_thunk,
+	.flags = NW_FTRACE_FLAGS,
+};
+static bool nw_demand_registered;
+static unsigned int nw_demand_nfiltered;	/* sites in its filter */
+
+/**
+ * nw_demand_ops_collect() - the flat list of every part's per-request hooks;
+ * -E2BIG past its size.
+ */
+int nw_demand_ops_collect(void)
+{
+	struct nw_hook *h;
+	size_t i, j;
+
+	nw_nr_demand = 0;
+	for (i = 0; i < nw_nr_parts; i++) {
+		nw_for_each_hook(nw_parts[i], h, j) {
+			if (!nw_is_demand(h))
+				continue;
+			if (nw_nr_demand == NW_MAX_DEMAND)
+				return -E2BIG;
+			nw_demand_hooks[nw_nr_demand++] = h;
+		}
+	}
+	return 0;
+}
+
+/**
+ * nw_demand_filter_add() - A per-request hook's site goes into the shared ops'
+ * filter when it is resolved (at load, or when its module comes) and out when
+ * its module goes; the filter outlives unregistering.  On a registered ops
+ * ftrace patches the site at once.  The required vmlinux hooks keep the filter
+ * from ever becoming empty (an empty filter would trace every function).
+ */
+int nw_demand_filter_add(struct nw_hook *h)
+{
+	int err;
+
+	if (h->filtered)
+		return 0;
+	err = nw_filter_add(&nw_demand_ops, h);
+	if (err)
+		return err;
+	h->filtered = true;
+	h->live = nw_demand_registered;
+	nw_demand_nfiltered++;
+	return 0;
+}
+
+void nw_demand_filter_del(struct nw_hook *h)
+{
+	if (!h->filtered)
+		return;
+	ftrace_set_filter_ip(&nw_demand_ops, h->addr, 1, 0);
+	h->filtered = false;
+	h->live = false;
+	nw_demand_nfiltered--;
+}
+
+static const char nw_reason_clash[] =
+	"held by another ftrace user (a kprobe or a live patch)";
+
+/*
+ * The shared ops were refused with -EBUSY: leave out each site another
+ * user holds, turning off what it serves (a filesystem's hook: that
+ * filesystem; an optional one: its refinement), and say which.  0 to try
+ * again, or -EBUSY when a site the module cannot do without is held.
+ */
+static int nw_demand_drop_clashes(void)
+{
+	struct nw_hook *h;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < nw_nr_demand; i++) {
+		h = nw_demand_hooks[i];
+		if (!h->filtered || !nw_hook_clashes(h))
+			continue;
+		pr_warn("symbol %s (%s): %s; %s\n", h->name, h->why,
+			nw_reason_clash, h->need == NW_REQUIRED ?
+			"flagged requests fail with EOPNOTSUPP" :
+			"what it serves is off");
+		if (h->need == NW_REQUIRED) {
+			err = -EBUSY;
+			continue;
+		}
+		nw_demand_filter_del(h);
+		h->addr = 0;
+		h->off_reason = nw_reason_clash;
+	}
+	if (!err)
+		nw_parts_setup();
+	return err;
+}
+
+/**
+ * nw_demand_ops_install() - the shared ops: every resolved site in its filter,
+ * then in.
+ */
+int nw_demand_ops_install(void)
+{
+	size_t i;
+	int err;
+
+	if (nw_demand_registered)
+		return 0;
+	for (i = 0; i < nw_nr_demand; i++) {
+		if (!nw_demand_hooks[i]->addr)
+			continue;
+		err = nw_demand_filter_add(nw_demand_hooks[i]);
+		if (err)
+			return err;
+	}
+	if (!nw_demand_nfiltered)
+		return 0;
+	err = nw_ops_register(&nw_demand_ops, "per-request hooks");
+	if (err == -EBUSY && !nw_demand_drop_clashes() && nw_demand_nfiltered)
+		err = nw_ops_register(&nw_demand_ops, "per-request hooks");
+	if (err)
+		return err;
+	nw_demand_registered = true;
+	for (i = 0; i < nw_nr_demand; i++)
+		if (nw_demand_hooks[i]->filtered)
+			nw_demand_hooks[i]->live = true;
+	return 0;
+}
+
+/**
+ * nw_demand_ops_remove() - unregister the shared ops (their filter stays, for
+ * the next install)
+ */
+void nw_demand_ops_remove(void)
+{
+	size_t i;
+	int err;
+
+	if (!nw_demand_registered)
+		return;
+	err = unregister_ftrace_function(&nw_demand_ops);
+	if (err)
+		pr_err("unregister_ftrace_function(per-request hooks) failed: %d\n",
+		       err);
+	nw_demand_registered = false;
+	for (i = 0; i < nw_nr_demand; i++)
+		nw_demand_hooks[i]->live = false;
+}
+
+/**
+ * nw_demand_ops_release() - unload or a failed load: the shared ops' filter
+ * goes too.
+ */
+void nw_demand_ops_release(void)
+{
+	size_t i;
+
+	if (nw_demand_registered)
+		return;
+	for (i = 0; i < nw_nr_demand; i++)
+		nw_demand_filter_del(nw_demand_hooks[i]);
 }

@@ -45,12 +45,6 @@ static bool nw_ext4_in_place(struct nw_write *w)
 	return err == blklen && (map.m_flags & NW_EXT4_MAP_MAPPED);
 }
 
-static int nw_ext4_lock(struct nw_write *w)
-{
-	return nw_inode_lock_free_excl(w->inode) ? 0 :
-	       nw_eagain(NW_CNT_EAGAIN_LOCK);
-}
-
 /*
  * ext4's "unaligned AIO" (async, below i_size rounded up to a block, not
  * aligned to its block: ext4_unaligned_aio()) skipped 4.14's NOWAIT
@@ -80,8 +74,7 @@ static int nw_ext4_misaligned(struct nw_write *w)
 }
 
 static const struct nw_fs_ops nw_ext4_ops = {
-	.fs = NW_FS_EXT4,
-	.lock = nw_ext4_lock,
+	.lock = nw_write_lock_excl,
 	.misaligned = nw_ext4_misaligned,
 	.in_place = nw_ext4_in_place,
 };
@@ -92,12 +85,16 @@ static ssize_t nw_ext4_file_write_iter(struct kiocb *iocb,
 	return nw_write_iter(iocb, from, &nw_ext4_ops,
 			     nw_orig_ext4_file_write);
 }
-NW_RW_HOOK(nw_ext4_file_write_iter)
+NW_RW_HOOK(nw_ext4_file_write_iter_hook, nw_ext4_file_write_iter)
+
+enum { NW_EXT4_MAP_BLOCKS, NW_EXT4_WRITE };
 
 static struct nw_hook nw_ext4_hooks[] = {
+	[NW_EXT4_MAP_BLOCKS] =
 	NW_SYMBOL("ext4_map_blocks",
 		  nw_ext4_map_blocks, NW_OPTIONAL,
 		  "ext4 overwrite test by block map, as 4.14 (else fiemap)"),
+	[NW_EXT4_WRITE] =
 	NW_HOOK(NW_FOP_SYM("ext4_file_write_iter", "ext4_file_write"),
 		nw_ext4_file_write_iter_hook, nw_orig_ext4_file_write,
 		NW_FS, "ext4 NOWAIT writes"),
@@ -105,7 +102,7 @@ static struct nw_hook nw_ext4_hooks[] = {
 
 static void nw_ext4_setup(void)
 {
-	struct nw_hook *wi = &nw_ext4_hooks[1];
+	struct nw_hook *wi = &nw_ext4_hooks[NW_EXT4_WRITE];
 
 	nw_fs_set(NW_FS_EXT4, nw_hook_ready(wi) ? wi->addr : 0, true);
 }

@@ -34,7 +34,7 @@ MODULE_PARM_DESC(hook_idle_ms, "Remove the per-request hooks after this many ms 
  * hook below it is missing.  Only the entry points stay live all the time;
  * the hooks below them go in while flagged requests are about (demand.c).
  */
-static const struct nw_part *const nw_parts[] = {
+static const struct nw_part *const nw_part_list[] = {
 #if NW_COMPLETE_BY_HOOK
 	&nw_sync_part,
 #endif
@@ -56,13 +56,13 @@ static int __init nw_load_hooks(void)
 	int err;
 
 	mutex_lock(&nw_hooks_mutex);
-	err = nw_parts_resolve(nw_parts, ARRAY_SIZE(nw_parts));
+	err = nw_parts_resolve(nw_part_list, ARRAY_SIZE(nw_part_list));
 	if (!err) {
 		nw_parts_setup();
 		err = nw_hooks_install(NW_HOOKS_ALL);
 		if (err) {
 			nw_hooks_remove(NW_HOOKS_ALL);
-			nw_hooks_release();
+			nw_demand_ops_release();
 		}
 	}
 	mutex_unlock(&nw_hooks_mutex);
@@ -170,7 +170,7 @@ static void __exit nw_exit_module(void)
 	/* filesystem modules may come and go until here */
 	nw_owners_exit();
 	mutex_lock(&nw_hooks_mutex);
-	nw_hooks_release();
+	nw_demand_ops_release();
 	mutex_unlock(&nw_hooks_mutex);
 	nw_sync_exit();
 	nw_sysfs_exit();

@@ -213,7 +213,7 @@ static ssize_t nw_generic_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	return nw_generic_read(iocb, to, nw_orig_generic_read);
 }
-NW_RW_HOOK(nw_generic_read_iter)
+NW_RW_HOOK(nw_generic_read_iter_hook, nw_generic_read_iter)
 
 #if NW_IOVEC_FOPS
 /* RHEL 7's ext4 reads through its own variant (DIO: EINVAL, 0 at EOF) */
@@ -221,7 +221,7 @@ static ssize_t nw_generic_read2_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	return nw_generic_read(iocb, to, nw_orig_generic_read2);
 }
-NW_RW_HOOK(nw_generic_read2_iter)
+NW_RW_HOOK(nw_generic_read2_iter_hook, nw_generic_read2_iter)
 #endif
 
 static struct nw_hook nw_read_hooks[] = {

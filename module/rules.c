@@ -221,7 +221,7 @@ bool nw_file_nowait_capable(struct file *file)
 
 /*
  * Filesystem types whose module has come but whose part is not attached
- * yet (hook.c, under nw_hooks_mutex): the owners' names, static strings.
+ * yet (owners.c, under nw_hooks_mutex): the owners' names, static strings.
  */
 #define NW_MAX_ATTACHING 4
 static const char *nw_attaching[NW_MAX_ATTACHING];
@@ -262,6 +262,17 @@ int nw_file_nowait_check(struct file *file)
 		if (name && !strcmp(name, type))
 			return nw_eagain(NW_CNT_EAGAIN_WARMUP);
 	}
-	nw_count(NW_CNT_EOPNOTSUPP);
-	return -EOPNOTSUPP;
+	return nw_unsupported();
+}
+
+/*
+ * 4.14's kiocb_set_rw_flags(): an unknown bit, or NOWAIT on a file without
+ * FMODE_NOWAIT, is EOPNOTSUPP (counted); EAGAIN while its filesystem's
+ * hooks attach.
+ */
+int nw_check_rw_flags(struct file *file, unsigned int flags)
+{
+	if (flags & ~NW_RWF_SUPPORTED)
+		return nw_unsupported();
+	return (flags & RWF_NOWAIT) ? nw_file_nowait_check(file) : 0;
 }

@@ -56,6 +56,13 @@ static inline int nw_eagain(enum nw_counter why)
 	return -EAGAIN;
 }
 
+/* A flagged request this kernel or file cannot take: EOPNOTSUPP, counted. */
+static inline int nw_unsupported(void)
+{
+	nw_count(NW_CNT_EOPNOTSUPP);
+	return -EOPNOTSUPP;
+}
+
 unsigned long nw_counter_sum(enum nw_counter c);
 bool nw_inject_eagain(void);
 extern unsigned int nw_fault_step;	/* the step that fails, for testing */
@@ -101,7 +108,9 @@ static inline bool nw_fs_write_hooked(struct inode *inode)
 bool nw_file_nowait_capable(struct file *file);
 /* the same as an answer: 0, -EOPNOTSUPP, or -EAGAIN while it attaches */
 int nw_file_nowait_check(struct file *file);
-/* a filesystem's module has come and its part is being attached (hook.c) */
+/* 4.14's kiocb_set_rw_flags() tests: 0, -EOPNOTSUPP or -EAGAIN */
+int nw_check_rw_flags(struct file *file, unsigned int flags);
+/* a filesystem's module has come and its part is being attached (owners.c) */
 void nw_fs_attaching(const char *name, bool on);
 
 #endif /* NOWAIT_AIO_RULES_H */

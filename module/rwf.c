@@ -33,11 +33,7 @@ static ssize_t nw_nowait_iter(struct file *file, struct iov_iter *iter,
 	struct kiocb kiocb;
 	ssize_t ret;
 
-	if (flags & ~NW_RWF_SUPPORTED) {
-		nw_count(NW_CNT_EOPNOTSUPP);
-		return -EOPNOTSUPP;
-	}
-	ret = nw_file_nowait_check(file);
+	ret = nw_check_rw_flags(file, flags);
 	if (ret)
 		return ret;
 	init_sync_kiocb(&kiocb, file);
@@ -75,8 +71,7 @@ static ssize_t nw_readv_writev_nowait(int type, struct file *file,
 		}
 	} else {
 		/* do_loop_readv_writev() takes no flag but RWF_HIPRI */
-		nw_count(NW_CNT_EOPNOTSUPP);
-		ret = -EOPNOTSUPP;
+		ret = nw_unsupported();
 	}
 	if (type != READ)
 		file_end_write(file);
@@ -121,12 +116,7 @@ static ssize_t nw_do_iter_readv_writev(struct file *file,
 		ret = nw_orig_do_iter_readv_writev(file, iter, pos, fn, flags);
 		goto out;
 	}
-	if (flags & ~NW_RWF_SUPPORTED) {
-		nw_count(NW_CNT_EOPNOTSUPP);
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
-	ret = nw_file_nowait_check(file);
+	ret = nw_check_rw_flags(file, flags);
 	if (ret)
 		goto out;
 	ret = nw_demand_get();

@@ -85,8 +85,8 @@ static int nw_sync_written(struct kiocb *req, struct nw_sync_req *s, long res,
  * for an asynchronous direct write to a regular file, or to a raw block
  * device before 4.10: its completion may run in interrupt context
  * (fs/direct-io.c: ext4, btrfs, XFS and raw block devices before 4.10),
- * where generic_write_sync() would sleep (a panic on 4.9: "kernel BUG at
- * kernel/irq_work.c", found by block.raw.dsync), so the module syncs it
+ * where generic_write_sync() would sleep (on 4.9: "kernel BUG at
+ * kernel/irq_work.c"), so the module syncs it
  * from the workqueue; if it completes at once instead, the write_iter hook
  * syncs it in the caller's context (nw_deferred_sync_finish()).
  */

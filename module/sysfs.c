@@ -113,6 +113,94 @@ NW_COUNTER_ATTR(refused_eopnotsupp, NW_CNT_EOPNOTSUPP);
 NW_COUNTER_ATTR(refused_einval, NW_CNT_EINVAL);
 
 /* Every hook, the demand set, each filesystem, the checks. */
+static size_t nw_hook_show(const struct nw_hook *h, char *buf, size_t len)
+{
+	size_t off;
+
+	if (READ_ONCE(h->bad_arg)) {
+		off = scnprintf(buf, len, "hook %s off: ", h->name);
+		off += nw_distrust_why(h, buf + off, len - off);
+		return off + scnprintf(buf + off, len - off, "\n");
+	}
+	return scnprintf(buf, len, "hook %s %s%s%s\n", h->name,
+			 h->live ? "live" : !h->addr ? "off" :
+			 h->wrapper ? "standby" : "resolved",
+			 h->off_reason ? ": " : "",
+			 h->off_reason ? h->off_reason : "");
+}
+
+/**
+ * nw_hooks_show() - one "hook" line per hook of every part (resolved helpers
+ * left out).
+ */
+size_t nw_hooks_show(char *buf, size_t len)
+{
+	const struct nw_part *p;
+	struct nw_hook *h;
+	size_t i, j, off = 0;
+
+	for (i = 0; i < nw_nr_parts; i++) {
+		p = nw_parts[i];
+		nw_for_each_hook(p, h, j) {
+			if (off >= len)
+				return off;
+			if (!h->wrapper && h->addr)
+				continue;
+			if (h->off_reason == nw_reason_waiting) {
+				off += scnprintf(buf + off, len - off,
+						 "hook %s off: waiting for %s.ko\n",
+						 h->name, p->owner);
+				continue;
+			}
+			off += nw_hook_show(h, buf + off, len - off);
+		}
+	}
+	return off;
+}
+
+/* The features line of a part with an owner: "fs xfs live", ... */
+static size_t nw_owner_show(const struct nw_part *p, char *buf, size_t len)
+{
+	const struct nw_hook *bad = NULL, *h;
+	const char *why;
+	size_t i;
+
+	nw_for_each_hook(p, h, i)
+		if (h->need == NW_FS && !bad &&
+		    (!h->addr || READ_ONCE(h->bad_arg)))
+			bad = h;
+	if (!bad) {
+		why = p->off_why ? p->off_why() : NULL;
+		if (why)
+			return scnprintf(buf, len, "fs %s off: %s\n", p->owner,
+					 why);
+		return scnprintf(buf, len, "fs %s live\n", p->owner);
+	}
+	if (bad->off_reason == nw_reason_waiting)
+		return scnprintf(buf, len, "fs %s waiting for %s.ko\n",
+				 p->owner, p->owner);
+	if (READ_ONCE(bad->bad_arg))
+		return scnprintf(buf, len, "fs %s off: %s: distrusted\n",
+				 p->owner, bad->name);
+	return scnprintf(buf, len, "fs %s off: %s: %s\n", p->owner, bad->name,
+			 bad->off_reason);
+}
+
+/**
+ * nw_owners_show() - one features line per filesystem part.
+ */
+size_t nw_owners_show(char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	mutex_lock(&nw_hooks_mutex);
+	for (i = 0; i < nw_nr_parts && off < len; i++)
+		if (nw_parts[i]->owner)
+			off += nw_owner_show(nw_parts[i], buf + off, len - off);
+	mutex_unlock(&nw_hooks_mutex);
+	return off;
+}
+
 static ssize_t features_show(struct kobject *k, struct kobj_attribute *a,
 			     char *buf)
 {

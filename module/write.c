@@ -131,6 +131,12 @@ loff_t nw_range_first_encoded(struct inode *inode, loff_t pos, size_t len)
 	return -1;
 }
 
+int nw_write_lock_excl(struct nw_write *w)
+{
+	return nw_inode_lock_free_excl(w->inode) ? 0 :
+	       nw_eagain(NW_CNT_EAGAIN_LOCK);
+}
+
 /* Before the direct write's own checks; 0 to go on. */
 static int nw_write_prologue(struct nw_write *w, const struct nw_fs_ops *ops)
 {
@@ -139,8 +145,7 @@ static int nw_write_prologue(struct nw_write *w, const struct nw_fs_ops *ops)
 	if (!(nw_req_flags(iocb) & IOCB_DIRECT)) {
 		if (ops->buffered_first && ops->buffered_first(w))
 			return NW_LET_FS;
-		nw_count(NW_CNT_EOPNOTSUPP);
-		return -EOPNOTSUPP;
+		return nw_unsupported();
 	}
 	if (nw_inject_eagain())
 		return nw_eagain(NW_CNT_EAGAIN_INJECTED);
@@ -148,8 +153,7 @@ static int nw_write_prologue(struct nw_write *w, const struct nw_fs_ops *ops)
 		return NW_LET_FS;
 	if (w->q && nw_queue_is_stacked(w->q)) {
 		/* the 4.13 series: NOWAIT only on request-based queues */
-		nw_count(NW_CNT_EOPNOTSUPP);
-		return -EOPNOTSUPP;
+		return nw_unsupported();
 	}
 	return 0;
 }

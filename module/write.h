@@ -27,7 +27,6 @@ struct nw_write {
 #define NW_LET_FS 1
 
 struct nw_fs_ops {
-	enum nw_fs fs;
 	/* a buffered NOWAIT write it answers itself before EOPNOTSUPP */
 	bool (*buffered_first)(struct nw_write *w);
 	/* the device queue, when not its superblock's (block devices) */
@@ -43,6 +42,9 @@ struct nw_fs_ops {
 	/* can it write in place, without allocating or COW? */
 	bool (*in_place)(struct nw_write *w);
 };
+
+/* The lock test of ext4 and btrfs: the inode lock free, exclusive. */
+int nw_write_lock_excl(struct nw_write *w);
 
 /* The write_iter wrapper of each part: checks, then @orig. */
 ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,

@@ -62,8 +62,7 @@ static int nw_xfs_iolock_try(struct inode *inode, bool excl)
 		if (!xchg(&nw_xfs_layout_bad, true))
 			pr_warn("xfs: struct xfs_inode is not as this module expects (i_vnode at %ld): RWF_NOWAIT off on XFS (EOPNOTSUPP)\n",
 				nw_xfs_vnode_at);
-		nw_count(NW_CNT_EOPNOTSUPP);
-		return -EOPNOTSUPP;
+		return nw_unsupported();
 	}
 	if (!nw_xfs_ilock_nowait(ip, mode))
 		return nw_eagain(NW_CNT_EAGAIN_LOCK);
@@ -144,10 +143,8 @@ static int nw_xfs_before_lock(struct nw_write *w)
 	shared = w->unaligned ? nw_inode_has_shared(w->inode) : 0;
 	if (shared < 0)
 		return nw_eagain(NW_CNT_EAGAIN_ALLOC);
-	if (shared) {
-		nw_count(NW_CNT_EOPNOTSUPP);
-		return -EOPNOTSUPP;
-	}
+	if (shared)
+		return nw_unsupported();
 	/* 4.4: any cached page of the file makes XFS flush all of them */
 	if (nw_xfs_flushes_file(w->inode))
 		return nw_eagain(NW_CNT_EAGAIN_PAGECACHE);
@@ -230,7 +227,6 @@ static bool nw_xfs_in_place(struct nw_write *w)
 }
 
 static const struct nw_fs_ops nw_xfs_ops = {
-	.fs = NW_FS_XFS,
 	.buffered_first = nw_xfs_buffered_first,
 	.before_lock = nw_xfs_before_lock,
 	.lock = nw_xfs_lock,
@@ -244,7 +240,7 @@ static ssize_t nw_xfs_file_write_iter(struct kiocb *iocb,
 	return nw_write_iter(iocb, from, &nw_xfs_ops,
 			     nw_orig_xfs_file_write);
 }
-NW_RW_HOOK(nw_xfs_file_write_iter)
+NW_RW_HOOK(nw_xfs_file_write_iter_hook, nw_xfs_file_write_iter)
 
 /* A NOWAIT read's answer before XFS's: 0 to let it run, or -EAGAIN */
 static int nw_xfs_read_checks(struct kiocb *iocb, size_t count)
@@ -289,7 +285,7 @@ static ssize_t nw_xfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	nw_exit();
 	return ret;
 }
-NW_RW_HOOK(nw_xfs_file_read_iter)
+NW_RW_HOOK(nw_xfs_file_read_iter_hook, nw_xfs_file_read_iter)
 
 enum {
 	NW_XFS_IOMAP_OPS, NW_XFS_WRITE, NW_XFS_READ,

@@ -131,7 +131,7 @@ static inline void nw_bio_end_eagain(struct bio *bio)
  * caller then drops the bio without ending it.  The hook takes a mark of
  * the preemption count before the call, and after a failure puts the
  * context (or the task goes back to user space with preemption off:
- * "scheduling while atomic", found by the debug kernel) and ends the bio.
+ * "scheduling while atomic") and ends the bio.
  * Without CONFIG_PREEMPT_COUNT the count does not move.
  */
 #define NW_BLK_MQ_FAILED_ALLOC_KEEPS_CTX \

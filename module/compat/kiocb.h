@@ -76,12 +76,12 @@ typedef ssize_t (*nw_rw_fn)(struct kiocb *, const struct iovec *,
 			    unsigned long, loff_t);
 
 /*
- * The hook <body>_hook, with the kernel's signature, runs @body (the
- * shared logic, on an iov_iter).
+ * The hook @name, with the kernel's signature, runs @body (the shared
+ * logic, on an iov_iter).
  */
-#define NW_RW_HOOK(body)						\
-static ssize_t body##_hook(struct kiocb *iocb, const struct iovec *iov, \
-			   unsigned long nr_segs, loff_t pos)		\
+#define NW_RW_HOOK(name, body)						\
+static ssize_t name(struct kiocb *iocb, const struct iovec *iov,	\
+		    unsigned long nr_segs, loff_t pos)			\
 {									\
 	struct iov_iter it;						\
 									\
@@ -212,8 +212,8 @@ static inline ssize_t nw_write_refusal(struct kiocb *iocb, ssize_t ret)
 
 typedef ssize_t (*nw_rw_fn)(struct kiocb *, struct iov_iter *);
 
-#define NW_RW_HOOK(body)						\
-static ssize_t body##_hook(struct kiocb *iocb, struct iov_iter *it)	\
+#define NW_RW_HOOK(name, body)						\
+static ssize_t name(struct kiocb *iocb, struct iov_iter *it)		\
 {									\
 	return body(iocb, it);						\
 }

@@ -26,9 +26,9 @@ static inline bool nw_module_loaded(const char *name)
  * core text read-only (module_enable_ro(mod, true), 4.9+), under
  * module_mutex.  Before 5.1 (9f255b632bf1 "module: Fix livepatch/ftrace
  * module text permissions race") ftrace can patch a module's text while
- * that happens, fail, and WARN in ftrace_bug() (seen on 4.12 when xfs.ko
- * loaded during a hook install): so a module's sites go into a filter only
- * once this is false.  4.4 names the init text module_init.
+ * that happens, fail, and WARN in ftrace_bug() (a module loading during a
+ * hook install): so a module's sites go into a filter only once this is
+ * false.  4.4 names the init text module_init.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 5, 0)
 #define NW_MODULE_INIT_TEXT(mod) ((mod)->init_layout.base)
