@@ -12,10 +12,16 @@
 #   make deb                                 Debian packages into build/deb/
 #   make deb-check                           build, install and purge them in
 #                                            a Debian 12 chroot (root)
+#   make rpm [KMOD_KDIR=<3.10 tree>]          RPM packages into build/rpm/
+#   make rpm-check                           build, rpmlint, install and
+#                                            erase them in a scratch root
 #   make man-check                           render the man pages, warnings fail
 #   make check                               all tests (see README)
 #   make vm-check KVER=<version> [MODULE=1] [CASES=<globs>]
 #   make fuzz|stress|bench|iosoak KVER=<version> ...   (see README: Testing)
+#   make xfstests|ltp KVER=<version> [FS=ext4,xfs,btrfs] [TESTS=...]
+#                                            the field's suites, stock and
+#                                            with the module (README)
 #   make dkms-conf                           dkms.conf's kernel list from SERIES
 #   make unit                                host-side unit tests
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -133,13 +139,19 @@ vm-check:
 iosoak:
 	@bash test/vm/soak.sh --profile iosoak --arg $(SECS) $(KVER) $(MODULE) $(or $(RUNS),10)
 
-# xfstests stock and with the module on KVER, per filesystem (test/field):
-# the guest root is built first when it is not in the cache, from the
-# xfstests git directory XFSTESTS_GIT (README "The field's suites")
-xfstests:
+# xfstests or LTP stock and with the module on KVER, per filesystem
+# (test/field): the guest root is built first when it is not in the cache,
+# from the git directories XFSTESTS_GIT and LTP_GIT (README "The field's
+# suites")
+field-root:
 	@bash test/field/root.sh --cached >/dev/null || \
-		bash test/field/root.sh --xfstests "$(XFSTESTS_GIT)" >/dev/null
+		bash test/field/root.sh --xfstests "$(XFSTESTS_GIT)" --ltp "$(LTP_GIT)" >/dev/null
+
+xfstests: field-root
 	@bash test/field/compare.sh $(KVER) $(or $(FS),ext4,xfs,btrfs) '$(or $(TESTS),-g,quick)'
+
+ltp: field-root
+	@bash test/field/compare.sh --suite ltp $(KVER) $(or $(FS),ext4,xfs,btrfs) '$(or $(TESTS),all)'
 
 unit:
 	@bash test/unit/run.sh
@@ -197,6 +209,63 @@ clean:
 	rm -f module/*.o module/*.ko module/*.mod* module/.*.cmd module/modules.order
 	rm -f Module.symvers modules.order .*.cmd
 
-.PHONY: module tools lib install check vm-check unit bench conformance clean fuzz stress iosoak xfstests \
+.PHONY: module tools lib install check vm-check unit bench conformance clean fuzz stress iosoak xfstests ltp field-root \
 	install-headers install-lib install-tools install-man install-userspace \
 	install-dkms-src man-check deb deb-deps deb-check clean-pkg dkms-conf
+
+# RPM packages for RHEL/CentOS 7 and later (rpm/): the SRPM and binary
+# RPMs of rpm/nowait-aio.spec into $(RPM_TOP)/SRPMS and RPMS, from a
+# tarball of the tracked and new files (as `make deb` copies the tree);
+# KMOD_KDIR=<built kernel tree> also builds rpm/kmod-nowait-aio.spec
+# against that tree.  rpmbuild gets --nodeps where rpm's database does not
+# know rpm itself (Debian: it is empty), since the BuildRequires gcc, make,
+# libaio-devel (and kernel-devel for the kmod) are Fedora/EL package names.
+# Payloads xz (binary) and gzip (source) and SHA-256 file digests, which
+# EL7's rpm 4.11 reads.  Where rpm lacks Fedora/EL's redhat-rpm-config
+# (Debian), rpm/debian-host.macros gives the build what EL7's has: the
+# debuginfo package and gzipped manual pages.
+RPM_TOP ?= $(CURDIR)/build/rpm
+KMOD_KDIR ?=
+RPMBUILD = rpmbuild --define "_topdir $(RPM_TOP)" \
+	--define "_binary_payload w2.xzdio" --define "_source_payload w9.gzdio" \
+	--define "_binary_filedigest_algorithm 8" --define "_source_filedigest_algorithm 8" \
+	$(if $(shell rpm --eval '%{?_enable_debug_packages}'),,--load $(CURDIR)/rpm/debian-host.macros) \
+	$(if $(shell rpm -q rpm >/dev/null 2>&1 && echo y),,--nodeps)
+rpm:
+	@command -v rpmbuild >/dev/null || { \
+		echo "nowait-aio: make rpm needs rpmbuild (Debian: apt-get install rpm; EL: yum install rpm-build)"; exit 1; }
+ifneq ($(KMOD_KDIR),)
+	@test -f $(KMOD_KDIR)/include/config/kernel.release || { \
+		echo "nowait-aio: KMOD_KDIR=$(KMOD_KDIR) is not a built kernel tree (no include/config/kernel.release)"; exit 1; }
+endif
+	rm -rf $(RPM_TOP)
+	mkdir -p $(RPM_TOP)/SOURCES $(RPM_TOP)/SPECS
+	if git -C $(CURDIR) rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git -C $(CURDIR) ls-files -c -o --exclude-standard | \
+			while IFS= read -r f; do [ -f "$$f" ] && printf '%s\n' "$$f"; done; \
+	else \
+		cd $(CURDIR) && find . -path ./build -prune -o -path ./test/vm/out -prune -o \
+			-type f -print | sed 's|^\./||'; \
+	fi | LC_ALL=C sort | \
+	tar -C $(CURDIR) -T - -cf - --transform 's|^|nowait-aio-$(NW_VERSION)/|' \
+		--owner=0 --group=0 --numeric-owner \
+		--mtime=@$$(git -C $(CURDIR) log -1 --format=%ct 2>/dev/null || date +%s) | \
+		gzip -9n >$(RPM_TOP)/SOURCES/nowait-aio-$(NW_VERSION).tar.gz
+	sed 's/@VERSION@/$(NW_VERSION)/g' rpm/nowait-aio.spec >$(RPM_TOP)/SPECS/nowait-aio.spec
+	$(RPMBUILD) -ba $(RPM_TOP)/SPECS/nowait-aio.spec
+ifneq ($(KMOD_KDIR),)
+	sed 's/@VERSION@/$(NW_VERSION)/g' rpm/kmod-nowait-aio.spec >$(RPM_TOP)/SPECS/kmod-nowait-aio.spec
+	$(RPMBUILD) --define "kmod_kdir $(abspath $(KMOD_KDIR))" \
+		--define "kmod_kernel_release $$(cat $(KMOD_KDIR)/include/config/kernel.release)" \
+		-ba $(RPM_TOP)/SPECS/kmod-nowait-aio.spec
+else
+	@echo "nowait-aio: kmod-nowait-aio skipped: it is built against one kernel tree, and KMOD_KDIR=<built kernel tree> was not given"
+endif
+	@ls -1 $(RPM_TOP)/SRPMS/*.rpm $(RPM_TOP)/RPMS/*/*.rpm
+
+# build the RPMs, rpmlint them, install and erase them in a scratch root
+# (test/rpm; the install part as root)
+rpm-check:
+	@KMOD_KDIR='$(KMOD_KDIR)' bash test/rpm/rpm-check.sh
+
+.PHONY: rpm rpm-check

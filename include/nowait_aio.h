@@ -6,6 +6,10 @@
  * aio_rw_flags name of struct iocb's second word.  This header supplies the
  * upstream values, so that the same source builds on old and new systems.
  * The values are upstream's ABI (include/uapi/linux/fs.h) and never change.
+ * The name it cannot supply (a struct's field): where the headers lack it
+ * (RHEL/CentOS 7), build with -Daio_rw_flags=aio_reserved1 for
+ * <linux/aio_abi.h>, or -Daio_rw_flags=__pad2 for <libaio.h> before libaio
+ * 0.3.111: the same word, as the RPM spec does (rpm/nowait-aio.spec).
  */
 #ifndef NOWAIT_AIO_UAPI_H
 #define NOWAIT_AIO_UAPI_H

@@ -37,7 +37,7 @@ stage() { # name, command...
 	shift
 	log=$(mktemp)
 	echo "== stage $name"
-	"$@" 2>&1 | tee "$log" | grep -E '^(not ok|skip|#|SKIP|[0-9]+ passed|fuzz:|stress:|xfstests |UNEXPLAINED)'
+	"$@" 2>&1 | tee "$log" | grep -E '^(not ok|skip|#|SKIP|[0-9]+ passed|fuzz:|stress:|xfstests |ltp |UNEXPLAINED)'
 	add "$log"
 	rm -f "$log"
 }
@@ -63,17 +63,26 @@ if [ "$(id -u)" = 0 ]; then
 else
 	skip_stage deb "make deb-check needs root (debootstrap, chroot)"
 fi
+# the RPM packages: built, rpmlint, installed and erased in a scratch root
+# (the kmod and a DKMS build of the packaged source when the 3.10 tree is
+# there)
+stage rpm "$top/test/rpm/rpm-check.sh"
 stage debian-6.1 "$top/test/vm/run.sh" debian 0
 
-# xfstests' short group on ext4, stock and with the module (`make
-# xfstests` runs the long ones by hand: README "The field's suites"): AIO
-# and direct I/O into holes, past EOF, against buffered I/O
+# the field's short groups on ext4, stock and with the module (`make
+# xfstests` and `make ltp` run the long ones by hand: README "The field's
+# suites"): xfstests' AIO and direct I/O into holes, past EOF, against
+# buffered I/O; LTP's io_submit tests, its RWF_NOWAIT test (preadv203:
+# ENOSYS on kernels without preadv2, not run) and aiodio_sparse with a
+# small size
 field_tests=generic/198,generic/207,generic/210,generic/211,generic/212,generic/240
+field_ltp='io_submit0?,preadv203,ADSP001'
 field_stage() { # kernel
 	if bash "$top/test/field/root.sh" --cached >/dev/null; then
 		stage "$1-xfstests-short" "$top/test/field/compare.sh" "$1" ext4 "$field_tests"
+		stage "$1-ltp-short" "$top/test/field/compare.sh" --suite ltp "$1" ext4 "$field_ltp"
 	else
-		skip_stage "$1-xfstests-short" "no xfstests root image: build it with test/field/root.sh --xfstests GITDIR (README: The field's suites)"
+		skip_stage "$1-field-short" "no field root image (xfstests, LTP): build it with test/field/root.sh --xfstests GITDIR --ltp GITDIR (README: The field's suites)"
 	fi
 }
 
@@ -116,6 +125,13 @@ for k in $known $(ls "$kernels" 2>/dev/null); do
 	fi
 done
 
+# the module DKMS built from the RPM's source (rpm stage) on 3.10.0-1160.el7
+if [ -f "$top/build/rpm-check/nowait_aio.ko" ] && [ -f "$kernels/3.10.0-1160.el7/arch/x86/boot/bzImage" ]; then
+	NOWAIT_MODULE_KO=$top/build/rpm-check/nowait_aio.ko \
+		stage 3.10.0-1160.el7-rpm-dkms-module "$top/test/vm/run.sh" 3.10.0-1160.el7 1
+else
+	skip_stage 3.10.0-1160.el7-rpm-dkms-module "needs the rpm stage's DKMS build (root, dkms) and 3.10.0-1160.el7 in $kernels"
+fi
 # the module DKMS built from the Debian package (deb stage) on 4.12.0
 if [ -f "$top/test/deb/out/nowait_aio.ko" ] && [ -f "$kernels/4.12.0/arch/x86/boot/bzImage" ]; then
 	NOWAIT_MODULE_KO=$top/test/deb/out/nowait_aio.ko \

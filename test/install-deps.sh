@@ -3,7 +3,8 @@
 set -u
 need=""
 for p in gcc gcc-multilib make libaio-dev busybox-static qemu-system-x86 e2fsprogs xfsprogs \
-	btrfs-progs cpio kmod gzip fio gnuplot-nox groff man-db python3 pkg-config prometheus; do
+	btrfs-progs cpio kmod gzip fio gnuplot-nox groff man-db python3 pkg-config prometheus \
+	rpm rpm2cpio rpmlint elfutils; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		need="$need $p"
 done

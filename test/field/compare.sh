@@ -1,21 +1,29 @@
 #!/bin/bash
-# xfstests on one kernel, stock and with the module, one filesystem at a
-# time; prints a comparison line per filesystem:
+# xfstests or LTP on one kernel, stock and with the module, one filesystem
+# at a time; prints a comparison line per filesystem:
 #   xfstests <fs>: stock <p>/<f>/<n>, module <p>/<f>/<n>, differ: <tests>
+#   ltp <fs>: stock <p>/<f>/<n>, module <p>/<f>/<n>, differ: <tests>
 # (passed/failed/not run; "differ" lists every test whose result is not
 # the same in both runs, "none" when there is none).
 #
-#   test/field/compare.sh KVER FS[,FS...] TESTS
+#   test/field/compare.sh [--suite xfstests|ltp] KVER FS[,FS...] TESTS
 #
 # TESTS as xfstests' ./check takes them, comma-separated (generic/198,
-# -g,aio).  The guest root must be built (test/field/root.sh).  Last line
+# -g,aio), or LTP's tags or patterns of them (io_submit*,ADSP001; all)
+# (test/field/guest.sh).  The guest root must be built (test/field/root.sh).  Last line
 # "N passed, N failed, 0 skipped", a filesystem counted passed when both
 # its runs ran with a clean kernel log (run.sh's vm.* checks) and no test
 # passes stock and fails with the module; exit
 # status 0 only when none failed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-[ $# -eq 3 ] || { echo "usage: compare.sh KVER FS[,FS...] TESTS" >&2; exit 2; }
+suite=xfstests
+if [ "${1:-}" = --suite ]; then
+	suite=${2:-}
+	shift 2
+fi
+case $suite in xfstests|ltp) ;; *) echo "compare.sh: --suite xfstests or ltp, not '$suite'" >&2; exit 2 ;; esac
+[ $# -eq 3 ] || { echo "usage: compare.sh [--suite xfstests|ltp] KVER FS[,FS...] TESTS" >&2; exit 2; }
 kver=$1 tests=$3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -23,16 +31,16 @@ np=0 nf=0
 for fs in $(echo "$2" | tr ',' ' '); do
 	ok=1
 	for m in 0 1; do
-		bash "$top/test/vm/run.sh" --profile field --arg "xfstests:$fs:$tests" \
+		bash "$top/test/vm/run.sh" --profile field --arg "$suite:$fs:$tests" \
 			"$kver" $m >"$out/run-$fs-$m.log" 2>&1
 		tr -d '\r' <"$out/run-$fs-$m.log" | grep -E '^(ok|not ok) ' |
 			sed "s/^/# [$([ $m = 1 ] && echo module || echo stock)] /"
-		# the run itself: ./check ran, and the kernel log is clean
-		grep -q "^ok field.xfstests.$fs " "$out/run-$fs-$m.log" || ok=0
+		# the run itself: the suite ran, and the kernel log is clean
+		tr -d '\r' <"$out/run-$fs-$m.log" | grep -q "^ok field.$suite.$fs " || ok=0
 		tr -d '\r' <"$out/run-$fs-$m.log" | grep -q '^not ok ' && ok=0
 		# (the guest's serial lines end in CR LF)
 		tr -d '\r' <"$out/run-$fs-$m.log" |
-			awk -v fs="$fs" '$1 == "#" && $2 == "xfstests" && $3 == fs { print $4, $5 }' |
+			awk -v s="$suite" -v fs="$fs" '$1 == "#" && $2 == s && $3 == fs && NF == 5 { print $4, $5 }' |
 			sort >"$out/res-$fs-$m"
 	done
 	count() { # file: p/f/n
@@ -41,7 +49,7 @@ for fs in $(echo "$2" | tr ',' ' '); do
 	}
 	differ=$(join -a1 -a2 -e none -o 0,1.2,2.2 "$out/res-$fs-0" "$out/res-$fs-1" |
 		awk '$2 != $3 { printf "%s%s(%s->%s)", n++ ? " " : "", $1, $2, $3 }')
-	echo "xfstests $fs: stock $(count "$out/res-$fs-0"), module $(count "$out/res-$fs-1"), differ: ${differ:-none}"
+	echo "$suite $fs: stock $(count "$out/res-$fs-0"), module $(count "$out/res-$fs-1"), differ: ${differ:-none}"
 	join "$out/res-$fs-0" "$out/res-$fs-1" | awk '$2 == "pass" && $3 == "fail"' | grep -q . && ok=0
 	if [ $ok = 1 ]; then np=$((np + 1)); else nf=$((nf + 1)); fi
 done

@@ -1,11 +1,19 @@
 #!/bin/busybox sh
 # Guest side of the field profile (test/vm/profiles/field.env): runs
-# xfstests' own ./check in the Debian root of test/field/root.sh
-# (/dev/vdd), on one filesystem: its test device is the run's image of
-# that filesystem (vda ext4, vdb xfs, vdc btrfs), its scratch device
-# /dev/vde.  NW_ARG: xfstests:FS:TESTS, TESTS comma-separated test names
-# (generic/198) or group names (-g aio).  Prints a line per test,
-# "# xfstests FS TEST pass|fail|notrun", then ok/not ok field.xfstests.FS.
+# xfstests' own ./check, or LTP's tests, in the Debian root of
+# test/field/root.sh (/dev/vdd), on one filesystem: its test device is the
+# run's image of that filesystem (vda ext4, vdb xfs, vdc btrfs), its
+# scratch device /dev/vde.
+#   NW_ARG xfstests:FS:TESTS  TESTS comma-separated test names
+#                             (generic/198) or group names (-g,aio)
+#   NW_ARG ltp:FS:TAGS        TAGS comma-separated tags of
+#                             /opt/ltp/runtest/nowait or shell patterns of
+#                             them (io_submit*, ADSP00?), "all" for every
+#                             line; the temporary files on the test
+#                             device, LTP_DEV (tests that make their own
+#                             filesystem) the scratch device, of type FS
+# Prints a line per test, "# SUITE FS TEST pass|fail|notrun", then
+# ok/not ok field.SUITE.FS.
 res=/dev/ttyS1
 say() { echo "$*" > $res; }
 suite=${1%%:*}
@@ -16,9 +24,12 @@ case $fs in
 ext4) dev=/dev/vda ;;
 xfs) dev=/dev/vdb ;;
 btrfs) dev=/dev/vdc ;;
-*) say "not ok field.args - xfstests:ext4|xfs|btrfs:TESTS vs $1"; exit 1 ;;
+*) say "not ok field.args - xfstests|ltp:ext4|xfs|btrfs:TESTS vs $1"; exit 1 ;;
 esac
-[ "$suite" = xfstests ] || { say "not ok field.args - only xfstests so far: $suite"; exit 1; }
+case $suite in
+xfstests|ltp) ;;
+*) say "not ok field.args - xfstests or ltp vs $suite"; exit 1 ;;
+esac
 
 # what this kernel mounts: the same feature choices as run.sh's images
 v=$(uname -r); maj=${v%%.*}; min=${v#*.}; min=${min%%.*}
@@ -51,6 +62,56 @@ mount -o bind /dev $r/dev
 mount -t tmpfs tmp $r/tmp
 mount -t debugfs none $r/sys/kernel/debug 2>/dev/null
 mkdir -p $r/mnt/test $r/mnt/scratch
+
+# LTP: each runtest line as LTP's runner would start it; exit status 0
+# passed, 32 (TCONF) not run, anything else failed
+ltp_run() {
+	local tag cmd rc sel p pass o=
+	set -f	# the patterns are for the tags, not for files
+	# mkfs with the options this kernel mounts, whoever calls it
+	mkdir -p $r/opt/nw-wrap
+	for f in ext4 xfs btrfs; do
+		eval "o=\$${f}_opts"
+		printf '#!/bin/sh\nexec /sbin/mkfs.%s %s "$@"\n' $f "$o" > $r/opt/nw-wrap/mkfs.$f
+		chmod +x $r/opt/nw-wrap/mkfs.$f
+	done
+	chroot $r /bin/mount -t "$fs" "$dev" /mnt/test || { say "not ok field.ltp.$fs - mount $dev"; return 1; }
+	# the kernel's config, which some tests read (run.sh puts it in /kconfig)
+	[ -f /kconfig ] && cp /kconfig $r/tmp/kconfig
+	sel=$(echo "$tests" | tr ',' ' ')
+	[ "$sel" = all ] && sel='*'
+	while read -r tag cmd; do
+		case $tag in ''|'#'*) continue ;; esac
+		pass=0
+		for p in $sel; do
+			# shellcheck disable=SC2254
+			case $tag in $p) pass=1 ;; esac
+		done
+		[ $pass = 1 ] || continue
+		echo "# ltp $fs $tag start: $cmd" > $res
+		chroot $r /usr/bin/env TMPDIR=/mnt/test LTPROOT=/opt/ltp LTP_DEV=/dev/vde \
+			KCONFIG_PATH=/tmp/kconfig \
+			LTP_DEV_FS_TYPE="$fs" LTP_SINGLE_FS_TYPE="$fs" LTP_TIMEOUT_MUL=10 \
+			PATH=/opt/nw-wrap:/opt/ltp/testcases/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			/bin/sh -c "$cmd" > /tmp/ltp.out 2>&1
+		rc=$?
+		case $rc in
+		0) say "# ltp $fs $tag pass" ;;
+		32) say "# ltp $fs $tag notrun" ;;
+		*) grep -E 'TFAIL|TBROK|TWARN' /tmp/ltp.out | head -n 10 > $res
+			say "# ltp $fs $tag fail" ;;
+		esac
+	done < $r/opt/ltp/runtest/nowait
+	chroot $r /bin/umount /mnt/test
+	say "ok field.ltp.$fs - the tests ran"
+}
+if [ "$suite" = ltp ]; then
+	ltp_run
+	umount $r/sys/kernel/debug $r/tmp $r/dev $r/sys $r/proc 2>/dev/null
+	umount $r
+	exit 0
+fi
+
 cat > $r/var/lib/xfstests/local.config <<CFG
 export FSTYP=$fs
 export TEST_DEV=$dev

@@ -222,6 +222,8 @@ fi
 cp "$top/test/stress/guest.sh" "$root/stress.sh"
 cp "$top/test/iosoak/guest.sh" "$root/iosoak.sh"
 cp "$top/test/field/guest.sh" "$root/field.sh"
+# the kernel's config, for the field's suites (LTP reads it: KCONFIG_PATH)
+[ -f "$kdir/.config" ] && cp "$kdir/.config" "$root/kconfig"
 cp "$top/test/iosoak/rqlife.awk" "$root/rqlife.awk"
 { [ "$MODULE" = 1 ] || [ $refuse = 1 ]; } && cp "$top/module/nowait_aio.ko" "$root/nowait_aio.ko"
 if [ "$MODULE" = 1 ]; then
