@@ -260,6 +260,8 @@ static void nw_demand_idle(struct work_struct *work)
 /**
  * nw_demand_show() - the features line: state, installs since load, the last
  * one's time.
+ * @buf: the features text being written
+ * @len: room left in @buf
  */
 size_t nw_demand_show(char *buf, size_t len)
 {
@@ -277,6 +279,7 @@ size_t nw_demand_show(char *buf, size_t len)
 /**
  * nw_demand_set_idle() - the hook_idle_ms switch. 0 installs the demand set and
  * keeps it.
+ * @ms: the new hook_idle_ms, 0 to NW_HOOK_IDLE_MS_MAX
  */
 int nw_demand_set_idle(unsigned int ms)
 {
@@ -409,6 +412,7 @@ int nw_demand_ops_collect(void)
  * its module goes; the filter outlives unregistering.  On a registered ops
  * ftrace patches the site at once.  The required vmlinux hooks keep the filter
  * from ever becoming empty (an empty filter would trace every function).
+ * @h: a resolved per-request hook
  */
 int nw_demand_filter_add(struct nw_hook *h)
 {
@@ -425,6 +429,11 @@ int nw_demand_filter_add(struct nw_hook *h)
 	return 0;
 }
 
+/**
+ * nw_demand_filter_del() - take a per-request hook's site out of the
+ * shared ops' filter (its module is going, or another user holds it)
+ * @h: a per-request hook
+ */
 void nw_demand_filter_del(struct nw_hook *h)
 {
 	if (!h->filtered)

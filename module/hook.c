@@ -38,6 +38,8 @@ static NW_FTRACE_THUNK(nw_thunk)
 /**
  * nw_filter_add() - ftrace_set_filter_ip() adding @h's site to @ops (fault_step
  * counts it)
+ * @ops: the ftrace_ops whose filter takes the site
+ * @h: the hook, resolved
  */
 int nw_filter_add(struct ftrace_ops *ops, const struct nw_hook *h)
 {
@@ -52,6 +54,8 @@ int nw_filter_add(struct ftrace_ops *ops, const struct nw_hook *h)
 
 /**
  * nw_ops_register() - register_ftrace_function() (fault_step counts it)
+ * @ops: the ftrace_ops
+ * @name: what it hooks, for dmesg
  */
 int nw_ops_register(struct ftrace_ops *ops, const char *name)
 {
@@ -68,6 +72,7 @@ int nw_ops_register(struct ftrace_ops *ops, const char *name)
  * nw_hook_ready() - will @h's wrapper run for a flagged request?  Every
  * resolved hook is installed at load (or the load fails), and the ones below
  * the entry points are back in before any flagged request goes down (demand.c).
+ * @h: a hook of a part
  */
 bool nw_hook_ready(const struct nw_hook *h)
 {
@@ -77,6 +82,7 @@ bool nw_hook_ready(const struct nw_hook *h)
 /**
  * nw_hooks_for_each() - @fn on every hook of every part, stand-ins too.  Under
  * the mutex.
+ * @fn: called with each part and hook
  */
 void nw_hooks_for_each(void (*fn)(const struct nw_part *p,
 				  struct nw_hook *h))
@@ -93,6 +99,7 @@ void nw_hooks_for_each(void (*fn)(const struct nw_part *p,
  * nw_hook_clashes() - does another ftrace user that modifies the instruction
  * pointer (a kprobe, a live patch) hold @h's function?  One registration of its
  * own tells.
+ * @h: a resolved hook not registered on its own ops
  */
 bool nw_hook_clashes(struct nw_hook *h)
 {
@@ -182,6 +189,7 @@ static int nw_entries_install(void)
 /**
  * nw_hooks_install() - install @set: the per-request hooks in one go, then the
  * entry points in the parts' order.  On failure, remove what this call put in.
+ * @set: which hooks
  */
 int nw_hooks_install(enum nw_hook_set set)
 {
@@ -203,6 +211,7 @@ int nw_hooks_install(enum nw_hook_set set)
 /**
  * nw_hooks_remove() - remove @set: the entry points in reverse order, then the
  * rest.
+ * @set: which hooks
  */
 void nw_hooks_remove(enum nw_hook_set set)
 {

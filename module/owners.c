@@ -43,6 +43,7 @@ static void nw_part_unpend(size_t i)
 /**
  * nw_owners_defer() - @i's module is loading: its hooks wait, and it is
  * attached later.
+ * @i: the part's index in nw_parts
  */
 void nw_owners_defer(size_t i)
 {

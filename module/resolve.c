@@ -79,6 +79,7 @@ static int nw_syms_one(void *data, const char *name, struct module *mod,
 /**
  * nw_syms_count() - count the kernel symbols of each hook's name
  * (nw_hook.nsyms), for @only's hooks or, when NULL, every part's
+ * @only: the part to count for, or NULL for every part
  */
 void nw_syms_count(const struct nw_part *only)
 {
@@ -98,6 +99,8 @@ void nw_syms_count(const struct nw_part *only)
 /**
  * nw_hook_resolve_one() - resolve @h through kallsyms and check its site; on
  * failure h->addr is 0 and h->off_reason says why
+ * @h: the hook
+ * @owner: its part's module, or NULL for vmlinux
  */
 void nw_hook_resolve_one(struct nw_hook *h, const char *owner)
 {
@@ -164,6 +167,7 @@ static void nw_part_choose(const struct nw_part *p)
 /**
  * nw_hook_missing() - is @h missing in a way that counts (not waiting, not
  * replaced)?
+ * @h: a resolved or refused hook
  */
 bool nw_hook_missing(const struct nw_hook *h)
 {
@@ -175,6 +179,9 @@ bool nw_hook_missing(const struct nw_hook *h)
 /**
  * nw_hook_report() - dmesg for a hook that is missing; -ENOENT when the load
  * must fail
+ * @p: the hook's part
+ * @h: the missing hook
+ * @attach: its module is being attached (the line names it)
  */
 int nw_hook_report(const struct nw_part *p, const struct nw_hook *h,
 		   bool attach)
@@ -228,6 +235,8 @@ static int nw_part_resolve(const struct nw_part *p)
 /**
  * nw_parts_resolve() - take the list of parts and resolve every part before
  * anything is installed.  Under nw_hooks_mutex.
+ * @parts: the parts, deepest first
+ * @n: how many
  */
 int nw_parts_resolve(const struct nw_part *const *parts, size_t n)
 {
