@@ -85,6 +85,7 @@ a=$(cat $k/accepted); e=$(cat $k/eagain_alloc)
 a=$(cat $k/accepted); e=$(cat $k/eagain_alloc)
 once=$(/usr/sbin/nowait-aio-stat -1 2>&1 | tail -n 1)
 json=$(/usr/sbin/nowait-aio-stat --json 2>&1)
+prom=$(/usr/sbin/nowait-aio-stat --prometheus 2>&1)
 rm -f /tmp/stat-stop
 ( while [ ! -f /tmp/stat-stop ]; do /nwconf fs.ext4.hole-write >/dev/null; done ) &
 rates=$(/usr/sbin/nowait-aio-stat -i 1 2 2>&1 | tail -n 1)
@@ -102,6 +103,17 @@ if [ "$o_acc" = "$a" ] && [ "$o_alloc" = "$e" ] &&
 else
 	nok stat.tool "nowait-aio-stat shows the counters a case moved (-1, --json, rates)" \
 		"accepted $a eagain_alloc $e vs [$once] [$(echo "$json" | head -c 300)] [$rates]"
+fi
+# the same counters for node_exporter (the text format; promtool checks it
+# on the host, test/unit/stat_test.sh)
+if echo "$prom" | grep -qx "nowait_aio_requests_total{result=\"accepted\"} $a" &&
+   echo "$prom" | grep -qx "nowait_aio_eagain_total{reason=\"alloc\"} $e" &&
+   echo "$prom" | grep -qx 'nowait_aio_module_loaded 1' &&
+   echo "$prom" | grep -qx 'nowait_aio_native 0'; then
+	ok stat.prometheus "nowait-aio-stat --prometheus: the module loaded, not native, the counters a case moved"
+else
+	nok stat.prometheus "nowait-aio-stat --prometheus: the module loaded, not native, the counters a case moved" \
+		"accepted $a eagain_alloc $e vs [$(echo "$prom" | grep -v '^#' | head -c 400)]"
 fi
 
 # refused_einval counts a flagged iocb refused as invalid (aio_reserved2)
