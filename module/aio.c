@@ -535,7 +535,6 @@ static struct nw_hook nw_aio_standins[] = {
 };
 
 const struct nw_part nw_aio_part = {
-	.name = "io_submit",
 	NW_PART_HOOKS(nw_aio_hooks),
 	NW_PART_STANDINS(nw_aio_standins),
 };

@@ -119,7 +119,6 @@ static void nw_blkdev_setup(void)
 }
 
 const struct nw_part nw_blkdev_part = {
-	.name = "block devices",
 	NW_PART_HOOKS(nw_blkdev_hooks),
 	.setup = nw_blkdev_setup,
 };

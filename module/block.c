@@ -149,7 +149,6 @@ static void nw_block_setup(void)
 }
 
 const struct nw_part nw_block_part = {
-	.name = "block layer",
 	NW_PART_HOOKS(nw_block_hooks),
 	.setup = nw_block_setup,
 };

@@ -147,7 +147,6 @@ static void nw_btrfs_setup(void)
 }
 
 const struct nw_part nw_btrfs_part = {
-	.name = "btrfs",
 	.owner = "btrfs",
 	NW_PART_HOOKS(nw_btrfs_hooks),
 	.setup = nw_btrfs_setup,

@@ -108,7 +108,6 @@ static void nw_ext4_setup(void)
 }
 
 const struct nw_part nw_ext4_part = {
-	.name = "ext4",
 	.owner = "ext4",
 	NW_PART_HOOKS(nw_ext4_hooks),
 	.setup = nw_ext4_setup,

@@ -69,7 +69,6 @@ struct nw_hook {
  * when that module comes and detached before it goes, alone.
  */
 struct nw_part {
-	const char *name;
 	const char *owner;	/* "ext4", "xfs", "btrfs"; NULL: vmlinux */
 	struct nw_hook *hooks;
 	size_t nr_hooks;

@@ -236,6 +236,5 @@ static struct nw_hook nw_read_hooks[] = {
 };
 
 const struct nw_part nw_read_part = {
-	.name = "reads",
 	NW_PART_HOOKS(nw_read_hooks),
 };

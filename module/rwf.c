@@ -155,7 +155,6 @@ static struct nw_hook nw_rwf_standins[] = {
 };
 
 const struct nw_part nw_rwf_part = {
-	.name = "preadv2/pwritev2",
 	NW_PART_HOOKS(nw_rwf_hooks),
 	NW_PART_STANDINS(nw_rwf_standins),
 };

@@ -285,7 +285,6 @@ static struct nw_hook nw_sync_hooks[] = {
 };
 
 const struct nw_part nw_sync_part = {
-	.name = "sync",
 	NW_PART_HOOKS(nw_sync_hooks),
 };
 #endif

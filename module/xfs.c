@@ -349,7 +349,6 @@ static void nw_xfs_setup(void)
 }
 
 const struct nw_part nw_xfs_part = {
-	.name = "xfs",
 	.owner = "xfs",
 	NW_PART_HOOKS(nw_xfs_hooks),
 	.setup = nw_xfs_setup,
