@@ -31,7 +31,11 @@
 #include <linux/file.h>
 #include <linux/sched.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
+#include "demand.h"
+#include "sync.h"
+#include "parts.h"
 
 static long (*nw_orig_do_io_submit)(aio_context_t, long,
 				    struct iocb __user *__user *, bool);

@@ -17,8 +17,11 @@
 #include <linux/fs.h>
 #include <linux/uio.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
+#include "queue.h"
 #include "write.h"
+#include "parts.h"
 
 static nw_rw_fn nw_orig_blkdev_write;
 

@@ -31,7 +31,10 @@
 #include <linux/blkdev.h>
 #include <linux/sched.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
+#include "queue.h"
+#include "parts.h"
 
 static struct request *(*nw_orig_get_request)(struct request_queue *,
 					      unsigned int, struct bio *,

@@ -37,7 +37,9 @@
 #include <linux/percpu.h>
 #include <linux/workqueue.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
+#include "demand.h"
 
 unsigned int nw_hook_idle_ms = 10000;
 

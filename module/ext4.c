@@ -10,8 +10,10 @@
 #include <linux/fs.h>
 #include <linux/uio.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
 #include "write.h"
+#include "parts.h"
 
 static nw_rw_fn nw_orig_ext4_file_write;
 static int (*nw_ext4_map_blocks)(void *handle, struct inode *inode,

@@ -20,7 +20,9 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
+#include "demand.h"
 
 DEFINE_PER_CPU(long, nw_active);
 DEFINE_PER_CPU(long, nw_gate_active);

@@ -120,10 +120,6 @@ static inline bool nw_is_demand(const struct nw_hook *h)
 	return h->wrapper && !h->entry;
 }
 
-extern const struct nw_part nw_block_part, nw_read_part, nw_ext4_part,
-	nw_xfs_part, nw_btrfs_part, nw_blkdev_part, nw_aio_part, nw_rwf_part,
-	nw_sync_part;
-
 /* which hooks nw_hooks_install()/nw_hooks_remove() act on */
 enum nw_hook_set {
 	NW_HOOKS_GATES,		/* the entry points flagged requests come by */
@@ -159,14 +155,6 @@ int nw_filter_add(struct ftrace_ops *ops, const struct nw_hook *h);
 int nw_ops_register(struct ftrace_ops *ops, const char *name);
 bool nw_hook_clashes(struct nw_hook *h);
 
-/* demand.c: the shared ftrace_ops of the hooks below the entry points */
-int nw_demand_ops_collect(void);
-int nw_demand_ops_install(void);
-void nw_demand_ops_remove(void);
-void nw_demand_ops_release(void);
-int nw_demand_filter_add(struct nw_hook *h);
-void nw_demand_filter_del(struct nw_hook *h);
-
 /* owners.c: filesystems built as modules, attached and detached */
 int nw_owners_init(void);
 void nw_owners_start(void);
@@ -182,7 +170,6 @@ size_t nw_owners_show(char *buf, size_t len);
  * Trust in the kernel's functions (trust.c): the ftrace callbacks send a
  * call to the wrapper only when nw_hook_trusts() says its arguments fit.
  */
-extern bool nw_distrusted;	/* a required hook did not fit: NOWAIT off */
 extern char *nw_distrust_test;
 bool nw_hook_trusts(struct nw_hook *h, const struct pt_regs *regs);
 void nw_hook_trust_init(struct nw_hook *h);

@@ -11,7 +11,12 @@
 #include <linux/moduleparam.h>
 #include <linux/utsname.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
+#include "demand.h"
+#include "sync.h"
+#include "sysfs.h"
+#include "parts.h"
 
 module_param_named(enabled, nw_enabled, bool, 0444);
 MODULE_PARM_DESC(enabled, "Start with RWF_NOWAIT support on (default 1); runtime switch: /sys/kernel/nowait_aio/enabled");

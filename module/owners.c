@@ -15,7 +15,9 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
+#include "demand.h"
 
 /*
  * Parts whose module is still loading (bit i: nw_parts[i]).  They are

@@ -9,7 +9,8 @@
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "queue.h"
 
 struct nw_marks nw_blk_marks = NW_MARKS_INIT(nw_blk_marks);
 

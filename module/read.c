@@ -12,8 +12,10 @@
 #include <linux/pagemap.h>
 #include <linux/uio.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
 #include "write.h"
+#include "parts.h"
 
 static nw_rw_fn nw_orig_generic_read;
 #if NW_IOVEC_FOPS

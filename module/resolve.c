@@ -16,7 +16,9 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
+#include "demand.h"
 
 const struct nw_part *const *nw_parts;
 size_t nw_nr_parts;

@@ -8,9 +8,10 @@
 #include <linux/pagemap.h>
 #include <linux/random.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
 
 bool nw_enabled = true;
+bool nw_distrusted;
 bool nw_check_on[NW_NR_CHECKS] = { true, true, true, true };
 unsigned int nw_fault_inject;
 

@@ -14,6 +14,9 @@
 #include <linux/percpu.h>
 #include <linux/types.h>
 
+#include "compat.h"
+#include "task.h"
+
 /* --- checks that can be switched off one by one --- */
 enum nw_check {
 	NW_CHECK_LOCK,		/* inode lock only tried */
@@ -40,9 +43,16 @@ enum nw_counter {
 };
 
 extern bool nw_enabled;
+extern bool nw_distrusted;	/* a required hook did not fit (trust.c) */
 extern bool nw_check_on[NW_NR_CHECKS];
 extern unsigned int nw_fault_inject;	/* EAGAIN on 1 NOWAIT request in N */
 DECLARE_PER_CPU(unsigned long, nw_counters[NW_NR_COUNTERS]);
+
+/* RWF_NOWAIT on: the switch, and no required hook found wanting */
+static inline bool nw_on(void)
+{
+	return READ_ONCE(nw_enabled) && !READ_ONCE(nw_distrusted);
+}
 
 static inline void nw_count(enum nw_counter c)
 {
@@ -112,5 +122,50 @@ int nw_file_nowait_check(struct file *file);
 int nw_check_rw_flags(struct file *file, unsigned int flags);
 /* a filesystem's module has come and its part is being attached (owners.c) */
 void nw_fs_attaching(const char *name, bool on);
+
+/*
+ * --- a request's IOCB_* flags ---
+ * In its ki_flags (4.1+), or, on a kernel whose kiocb has none
+ * (compat/kiocb.h), in a record its submitting task keeps from
+ * nw_req_begin() to nw_req_end(), around the kernel's run of the request.
+ */
+#if NW_KIOCB_FLAGS
+struct nw_req_rec { };
+
+static inline void nw_req_begin(struct nw_req_rec *rec, struct kiocb *req)
+{
+}
+
+static inline void nw_req_end(struct nw_req_rec *rec)
+{
+}
+
+static inline int nw_req_flags(struct kiocb *req)
+{
+	return req->ki_flags;
+}
+
+static inline void nw_req_flags_set(struct kiocb *req, int flags)
+{
+	req->ki_flags |= flags;
+}
+
+static inline void nw_req_flags_clear(struct kiocb *req, int flags)
+{
+	req->ki_flags &= ~flags;
+}
+#else
+struct nw_req_rec {
+	struct nw_mark mark;	/* first: found by the task's mark */
+	struct kiocb *req;
+	int flags;
+};
+
+void nw_req_begin(struct nw_req_rec *rec, struct kiocb *req);
+void nw_req_end(struct nw_req_rec *rec);
+int nw_req_flags(struct kiocb *req);
+void nw_req_flags_set(struct kiocb *req, int flags);
+void nw_req_flags_clear(struct kiocb *req, int flags);
+#endif
 
 #endif /* NOWAIT_AIO_RULES_H */

@@ -12,11 +12,15 @@
 #include <linux/fsnotify.h>
 #include <linux/uio.h>
 
-#include "nowait_aio.h"
-#include "write.h"
+#include "rules.h"
+#include "hook.h"
+#include "demand.h"
+#include "parts.h"
 
 /* (4.6+: on older kernels main.c lists no such part, and this is empty) */
 #if NW_HAVE_RWF_SYSCALLS
+
+typedef ssize_t (*nw_iter_fn)(struct kiocb *, struct iov_iter *);
 
 static ssize_t (*nw_orig_do_readv_writev)(int, struct file *,
 					  struct iov_iter *, loff_t *, int);

@@ -24,7 +24,10 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
+#include "demand.h"
+#include "sync.h"
 
 struct nw_sync_req {
 	struct work_struct work;

@@ -9,7 +9,10 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
+#include "demand.h"
+#include "sysfs.h"
 
 static struct kobject *nw_kobj;
 

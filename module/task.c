@@ -15,7 +15,7 @@
 #include <linux/hash.h>
 #include <linux/sched.h>
 
-#include "nowait_aio.h"
+#include "task.h"
 
 static struct nw_mark_bucket *nw_mark_bucket(struct nw_marks *m)
 {

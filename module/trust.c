@@ -31,9 +31,9 @@
 #include <linux/fs.h>
 #include <linux/workqueue.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
 
-bool nw_distrusted;
 char *nw_distrust_test;
 
 #define NW_BAD_TEST (NW_MAX_ARGS + 1)	/* distrust_test= named the hook */

@@ -23,7 +23,10 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
+#include "queue.h"
+#include "sync.h"
 #include "write.h"
 
 #define NW_FIEMAP_BATCH 4	/* extents per fiemap call, on the stack */

@@ -10,7 +10,7 @@
 #include <linux/fs.h>
 #include <linux/uio.h>
 
-#include "nowait_aio.h"
+#include "compat.h"
 
 /* One NOWAIT write being checked. */
 struct nw_write {

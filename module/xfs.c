@@ -19,8 +19,10 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 
-#include "nowait_aio.h"
+#include "rules.h"
+#include "hook.h"
 #include "write.h"
+#include "parts.h"
 
 static nw_rw_fn nw_orig_xfs_file_write;
 static nw_rw_fn nw_orig_xfs_file_read;

@@ -118,6 +118,11 @@ man_series() {
 t man.supported-kernels man_series
 # nowait_aio(4)'s DMESG section and the module's pr_*() formats, both ways
 t man.dmesg-messages python3 "$top/test/unit/dmesg_doc.py" "$top/module" "$top/man/nowait_aio.4"
+# the module's layers: no file includes a header of a layer above its own
+t module.layers python3 "$top/test/unit/layers.py" "$top/module"
+# no kernel-version test outside module/compat/
+no_version_test() { ! grep -n 'LINUX_VERSION_CODE\|RHEL_' "$top"/module/*.c; }
+t module.version-tests-in-compat no_version_test
 # the guest programs' cache key follows their sources
 guest_key() {
 	local k1 k2 d=$tmp/gk
