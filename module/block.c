@@ -78,6 +78,20 @@ nw_get_request(struct request_queue *q, unsigned int op, struct bio *bio,
 	return rq;
 }
 
+/*
+ * After a failed BLK_MQ_REQ_NOWAIT allocation: on the kernels whose
+ * failure keeps the software queue (compat/block.h), put it back and end
+ * the bio, which the caller drops.
+ */
+static void nw_blk_mq_alloc_failed(struct bio *bio, int mark)
+{
+	if (!NW_BLK_MQ_FAILED_ALLOC_KEEPS_CTX)
+		return;
+	if (preempt_count() > mark)
+		preempt_enable();
+	nw_bio_end_eagain(bio);
+}
+
 /* (hooked from 4.11: NW_MQ_SCHED_GET_REQUEST_WRAPPER) */
 static __maybe_unused struct request *
 nw_blk_mq_sched_get_request(struct request_queue *q, struct bio *bio,

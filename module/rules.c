@@ -6,6 +6,7 @@
  */
 #include <linux/fs.h>
 #include <linux/pagemap.h>
+#include <linux/pagevec.h>
 #include <linux/random.h>
 
 #include "rules.h"
@@ -124,6 +125,21 @@ void nw_apply_rw_flags(struct kiocb *iocb, unsigned int flags)
 		nw_req_flags_set(iocb, NW_IOCB_NOWAIT);
 		nw_count(NW_CNT_ACCEPTED);
 	}
+}
+
+/* The index of the first page cached at or after @start, if any. */
+static bool nw_first_cached_index(struct address_space *mapping,
+				  pgoff_t start, pgoff_t *index)
+{
+	struct pagevec pvec;
+	bool found;
+
+	nw_pagevec_init(&pvec);
+	found = nw_pagevec_lookup_from(&pvec, mapping, start);
+	if (found)
+		*index = pvec.pages[0]->index;
+	pagevec_release(&pvec);
+	return found;
 }
 
 bool nw_range_has_page(struct address_space *mapping, loff_t start,

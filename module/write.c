@@ -230,6 +230,36 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 	return ret == NW_LET_FS ? 0 : nw_write_refusal(iocb, ret);
 }
 
+#if NW_IOVEC_FOPS
+/* (write.h) */
+ssize_t nw_rw_call_nomem(nw_rw_fn fn, struct kiocb *iocb, struct iov_iter *it,
+			 ssize_t nomem)
+{
+	struct iovec fast[UIO_FASTIOV], *iov = fast;
+	size_t left = it->count;
+	unsigned long n;
+	ssize_t ret;
+
+	if (left == iov_length(it->iov, it->nr_segs))
+		return fn(iocb, it->iov, it->nr_segs, iocb->ki_pos);
+	for (n = 0; n < it->nr_segs && left; n++)
+		left -= min(left, it->iov[n].iov_len);
+	if (!n)
+		return fn(iocb, it->iov, 0, iocb->ki_pos);
+	if (n > UIO_FASTIOV) {
+		iov = kmalloc_array(n, sizeof(*iov), NW_GFP_NOWAIT);
+		if (!iov)
+			return nomem;
+	}
+	memcpy(iov, it->iov, n * sizeof(*iov));
+	iov[n - 1].iov_len -= iov_length(iov, n) - it->count;
+	ret = fn(iocb, iov, n, iocb->ki_pos);
+	if (iov != fast)
+		kfree(iov);
+	return ret;
+}
+#endif
+
 ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 		      const struct nw_fs_ops *ops, nw_rw_fn orig)
 {

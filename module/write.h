@@ -46,6 +46,29 @@ struct nw_fs_ops {
 /* The lock test of ext4 and btrfs: the inode lock free, exclusive. */
 int nw_write_lock_excl(struct nw_write *w);
 
+/*
+ * Call a file's read or write original @fn with the bytes of @it.  Before
+ * 3.16 that is an aio_read/aio_write taking iovecs: @it's whole array, as
+ * NW_RW_HOOK() built it, or a copy shortened to its count when the checks
+ * truncated it; without memory for the copy, @nomem.
+ */
+#if NW_IOVEC_FOPS
+ssize_t nw_rw_call_nomem(nw_rw_fn fn, struct kiocb *iocb, struct iov_iter *it,
+			 ssize_t nomem);
+#else
+static inline ssize_t nw_rw_call_nomem(nw_rw_fn fn, struct kiocb *iocb,
+				       struct iov_iter *it, ssize_t nomem)
+{
+	return fn(iocb, it);
+}
+#endif
+
+static inline ssize_t nw_rw_call(nw_rw_fn fn, struct kiocb *iocb,
+				 struct iov_iter *it)
+{
+	return nw_rw_call_nomem(fn, iocb, it, -ENOMEM);
+}
+
 /* The write_iter wrapper of each part: checks, then @orig. */
 ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 		      const struct nw_fs_ops *ops, nw_rw_fn orig);

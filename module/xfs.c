@@ -43,6 +43,26 @@ static bool nw_xfs_iolock_usable(void)
 }
 
 /*
+ * XFS's inode around @inode, if the head of the place where it should
+ * start says it is one (struct nw_xfs_inode_head); read without faulting,
+ * since a layout other than the one expected may put the start anywhere.
+ * NULL when it does not.
+ */
+static void *nw_xfs_inode_at(struct inode *inode, long vnode_at)
+{
+	void *ip = (char *)inode - vnode_at;
+	struct nw_xfs_inode_head head;
+
+	if (!vnode_at || probe_kernel_read(&head, ip, sizeof(head)))
+		return NULL;
+	if (head.i_mount != inode->i_sb->s_fs_info)
+		return NULL;
+	if (head.i_ino != inode->i_ino && (u64)head.dquot[2] != inode->i_ino)
+		return NULL;
+	return ip;
+}
+
+/*
  * Is XFS's IOLOCK free right now?  Before 4.10 that is both the VFS inode
  * lock (buffered writers and unaligned DIO take it first) and XFS's own
  * i_iolock (a hole punch takes only that).  0, -EAGAIN, or -EOPNOTSUPP

@@ -142,13 +142,4 @@ static inline int nw_blk_mq_alloc_mark(void)
 	return preempt_count();
 }
 
-static inline void nw_blk_mq_alloc_failed(struct bio *bio, int mark)
-{
-	if (!NW_BLK_MQ_FAILED_ALLOC_KEEPS_CTX)
-		return;
-	if (preempt_count() > mark)
-		preempt_enable();
-	nw_bio_end_eagain(bio);
-}
-
 #endif /* NOWAIT_AIO_COMPAT_BLOCK_H */

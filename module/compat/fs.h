@@ -50,30 +50,27 @@ static inline bool nw_inode_lock_free_shared(struct inode *inode)
 }
 #endif
 
-/*
- * Index of the first page cached at or after @start, through the exported
- * pagevec_lookup() (find_get_pages() is not exported before 4.15).
- */
-static inline bool nw_first_cached_index(struct address_space *mapping,
-					 pgoff_t start, pgoff_t *index)
-{
-	struct pagevec pvec;
-	bool found;
-
+/* pagevec_init() lost its "cold" argument in 4.15 */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 15, 0)
-	pagevec_init(&pvec);
+#define nw_pagevec_init(pvec) pagevec_init(pvec)
 #else
-	pagevec_init(&pvec, 0);
+#define nw_pagevec_init(pvec) pagevec_init(pvec, 0)
 #endif
+
+/*
+ * The first page cached at or after @start into @pvec, through the
+ * exported pagevec_lookup() (find_get_pages() is not exported before
+ * 4.15); pagevec_lookup_range() from 4.14.
+ */
+static inline bool nw_pagevec_lookup_from(struct pagevec *pvec,
+					  struct address_space *mapping,
+					  pgoff_t start)
+{
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 14, 0)
-	found = pagevec_lookup_range(&pvec, mapping, &start, (pgoff_t)-1) > 0;
+	return pagevec_lookup_range(pvec, mapping, &start, (pgoff_t)-1) > 0;
 #else
-	found = pagevec_lookup(&pvec, mapping, start, 1) > 0;
+	return pagevec_lookup(pvec, mapping, start, 1) > 0;
 #endif
-	if (found)
-		*index = pvec.pages[0]->index;
-	pagevec_release(&pvec);
-	return found;
 }
 
 /*
@@ -123,6 +120,16 @@ struct nw_map {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 8, 0) || NW_RHEL7
 #include <linux/iomap.h>
 
+static inline void nw_map_from_iomap(struct nw_map *m,
+				     const struct iomap *im)
+{
+	m->offset = im->offset;
+	m->length = im->length;
+	m->written = im->type == IOMAP_MAPPED;
+	m->unwritten = im->type == IOMAP_UNWRITTEN;
+	m->shared = im->flags & IOMAP_F_SHARED;
+}
+
 static inline int nw_iomap_report(const void *iomap_ops, struct inode *inode,
 				  loff_t pos, loff_t len, struct nw_map *m)
 {
@@ -135,11 +142,7 @@ static inline int nw_iomap_report(const void *iomap_ops, struct inode *inode,
 		return err;
 	if (ops->iomap_end)
 		ops->iomap_end(inode, pos, len, len, IOMAP_REPORT, &im);
-	m->offset = im.offset;
-	m->length = im.length;
-	m->written = im.type == IOMAP_MAPPED;
-	m->unwritten = im.type == IOMAP_UNWRITTEN;
-	m->shared = im.flags & IOMAP_F_SHARED;
+	nw_map_from_iomap(m, &im);
 	return 0;
 }
 #else

@@ -89,45 +89,6 @@ static ssize_t name(struct kiocb *iocb, const struct iovec *iov,	\
 	return body(iocb, &it);						\
 }
 
-/*
- * Call an original with the iovecs of @it (a whole array, as built by
- * NW_RW_HOOK(), possibly truncated by the logic): shortened to its count
- * on a copy when that is less than they hold.  Without memory for the
- * copy, @nomem.
- */
-static inline ssize_t nw_rw_call_nomem(nw_rw_fn fn, struct kiocb *iocb,
-				       struct iov_iter *it, ssize_t nomem)
-{
-	struct iovec fast[UIO_FASTIOV], *iov = fast;
-	size_t left = it->count;
-	unsigned long n;
-	ssize_t ret;
-
-	if (left == iov_length(it->iov, it->nr_segs))
-		return fn(iocb, it->iov, it->nr_segs, iocb->ki_pos);
-	for (n = 0; n < it->nr_segs && left; n++)
-		left -= min(left, it->iov[n].iov_len);
-	if (!n)
-		return fn(iocb, it->iov, 0, iocb->ki_pos);
-	if (n > UIO_FASTIOV) {
-		iov = kmalloc_array(n, sizeof(*iov), GFP_NOWAIT | __GFP_NOWARN);
-		if (!iov)
-			return nomem;
-	}
-	memcpy(iov, it->iov, n * sizeof(*iov));
-	iov[n - 1].iov_len -= iov_length(iov, n) - it->count;
-	ret = fn(iocb, iov, n, iocb->ki_pos);
-	if (iov != fast)
-		kfree(iov);
-	return ret;
-}
-
-static inline ssize_t nw_rw_call(nw_rw_fn fn, struct kiocb *iocb,
-				 struct iov_iter *it)
-{
-	return nw_rw_call_nomem(fn, iocb, it, -ENOMEM);
-}
-
 /* what the shared logic uses of 3.16's iov_iter */
 static inline unsigned long iov_iter_alignment(const struct iov_iter *i)
 {
@@ -216,18 +177,6 @@ typedef ssize_t (*nw_rw_fn)(struct kiocb *, struct iov_iter *);
 static ssize_t name(struct kiocb *iocb, struct iov_iter *it)		\
 {									\
 	return body(iocb, it);						\
-}
-
-static inline ssize_t nw_rw_call_nomem(nw_rw_fn fn, struct kiocb *iocb,
-				       struct iov_iter *it, ssize_t nomem)
-{
-	return fn(iocb, it);
-}
-
-static inline ssize_t nw_rw_call(nw_rw_fn fn, struct kiocb *iocb,
-				 struct iov_iter *it)
-{
-	return fn(iocb, it);
 }
 
 static inline ssize_t nw_read_refusal(struct kiocb *iocb, ssize_t ret)

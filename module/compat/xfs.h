@@ -36,13 +36,21 @@
 #define NW_XFS_DIO_FLUSHES_FILE \
 	(LINUX_VERSION_CODE < KERNEL_VERSION(4, 9, 0) && !NW_RHEL7)
 
+/*
+ * The start of struct xfs_inode from 3.10 to 4.9: i_mount, three dquot
+ * pointers (two before 3.12: then i_ino is where the third is), i_ino.
+ */
+struct nw_xfs_inode_head {
+	void *i_mount;
+	void *dquot[3];
+	u64 i_ino;
+};
+
 #if NW_XFS_OWN_IOLOCK
 /*
  * struct xfs_inode ends with the VFS inode (i_vnode, the last member from
  * 3.10 to 4.9), and its slab cache, xfs_inode_zone, is sized for it: so
- * i_vnode is at the cache's object size less struct inode's.  It starts
- * with i_mount, three dquot pointers and i_ino (two dquot pointers before
- * 3.12, hence the second place looked at).
+ * i_vnode is at the cache's object size less struct inode's.
  */
 static inline long nw_xfs_vnode_offset(struct kmem_cache *xfs_inode_zone)
 {
@@ -55,37 +63,10 @@ static inline long nw_xfs_vnode_offset(struct kmem_cache *xfs_inode_zone)
 	return size - sizeof(struct inode);
 }
 
-/*
- * XFS's inode around @inode, if the two fields above say it is one; read
- * without faulting, since a layout other than the one expected may put
- * the start anywhere.  NULL when they do not.
- */
-static inline void *nw_xfs_inode_at(struct inode *inode, long vnode_at)
-{
-	void *ip = (char *)inode - vnode_at;
-	struct {
-		void *i_mount;
-		void *dquot[3];
-		u64 i_ino;
-	} head;
-
-	if (!vnode_at || probe_kernel_read(&head, ip, sizeof(head)))
-		return NULL;
-	if (head.i_mount != inode->i_sb->s_fs_info)
-		return NULL;
-	if (head.i_ino != inode->i_ino && (u64)head.dquot[2] != inode->i_ino)
-		return NULL;
-	return ip;
-}
 #else
 static inline long nw_xfs_vnode_offset(struct kmem_cache *xfs_inode_zone)
 {
 	return 0;
-}
-
-static inline void *nw_xfs_inode_at(struct inode *inode, long vnode_at)
-{
-	return NULL;
 }
 #endif
 
