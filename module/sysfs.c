@@ -62,40 +62,46 @@ NW_CHECK_ATTR(pagecache, NW_CHECK_PAGECACHE);
 NW_CHECK_ATTR(alloc, NW_CHECK_ALLOC);
 NW_CHECK_ATTR(congestion, NW_CHECK_CONGESTION);
 
-static ssize_t fault_inject_show(struct kobject *k, struct kobj_attribute *a,
-				 char *buf)
+static ssize_t uint_show(unsigned int *v, char *buf)
 {
-	return sprintf(buf, "%u\n", READ_ONCE(nw_fault_inject));
+	return sprintf(buf, "%u\n", READ_ONCE(*v));
 }
 
-static ssize_t fault_inject_store(struct kobject *k, struct kobj_attribute *a,
-				  const char *buf, size_t count)
-{
-	unsigned int v;
-
-	if (kstrtouint(buf, 10, &v))
-		return -EINVAL;
-	WRITE_ONCE(nw_fault_inject, v);
-	return count;
-}
-
-static ssize_t hook_idle_ms_show(struct kobject *k, struct kobj_attribute *a,
-				 char *buf)
-{
-	return sprintf(buf, "%u\n", READ_ONCE(nw_hook_idle_ms));
-}
-
-static ssize_t hook_idle_ms_store(struct kobject *k, struct kobj_attribute *a,
-				  const char *buf, size_t count)
+/* a number up to @max, handed to @set (0 or -errno) */
+static ssize_t uint_store(const char *buf, size_t count, unsigned int max,
+			  int (*set)(unsigned int v))
 {
 	unsigned int v;
 	int err;
 
-	if (kstrtouint(buf, 10, &v) || v > NW_HOOK_IDLE_MS_MAX)
+	if (kstrtouint(buf, 10, &v) || v > max)
 		return -EINVAL;
-	err = nw_demand_set_idle(v);
+	err = set(v);
 	return err ? err : count;
 }
+
+static int nw_set_fault_inject(unsigned int v)
+{
+	WRITE_ONCE(nw_fault_inject, v);
+	return 0;
+}
+
+#define NW_UINT_ATTR(_name, _var, _max, _set)				\
+static ssize_t _name##_show(struct kobject *k, struct kobj_attribute *a,\
+			    char *buf)					\
+{									\
+	return uint_show(&(_var), buf);					\
+}									\
+static ssize_t _name##_store(struct kobject *k, struct kobj_attribute *a,\
+			     const char *buf, size_t count)		\
+{									\
+	return uint_store(buf, count, (_max), (_set));			\
+}									\
+static struct kobj_attribute nw_attr_##_name = __ATTR_RW(_name)
+
+NW_UINT_ATTR(fault_inject, nw_fault_inject, UINT_MAX, nw_set_fault_inject);
+NW_UINT_ATTR(hook_idle_ms, nw_hook_idle_ms, NW_HOOK_IDLE_MS_MAX,
+	     nw_demand_set_idle);
 
 #define NW_COUNTER_ATTR(_name, _cnt)					\
 static ssize_t _name##_show(struct kobject *k, struct kobj_attribute *a,\
@@ -226,8 +232,6 @@ static ssize_t features_show(struct kobject *k, struct kobj_attribute *a,
 }
 
 static struct kobj_attribute nw_attr_enabled = __ATTR_RW(enabled);
-static struct kobj_attribute nw_attr_fault_inject = __ATTR_RW(fault_inject);
-static struct kobj_attribute nw_attr_hook_idle_ms = __ATTR_RW(hook_idle_ms);
 static struct kobj_attribute nw_attr_features = __ATTR_RO(features);
 
 static struct attribute *nw_attrs[] = {
