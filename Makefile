@@ -116,7 +116,7 @@ else
 endif
 
 check:
-	@bash test/check.sh
+	@bash test/check.sh $(if $(SEED),--fuzz-seed $(SEED))
 
 # dkms.conf's BUILD_EXCLUSIVE_KERNEL from SERIES (make unit checks that
 # the file in the tree is up to date)
@@ -126,18 +126,29 @@ dkms-conf:
 
 # differential fuzzer: KVER with the module against REF native (test/fuzz)
 fuzz:
-	@bash test/fuzz/run.sh $(KVER) $(REF) $(SEED) $(OPS)
+	@bash test/fuzz/run.sh $(if $(OUT),--out '$(OUT)') $(KVER) $(REF) $(SEED) $(OPS)
 
-# stress with load/unload and a shadow model (test/stress)
+# stress with load/unload and a shadow model (test/stress); MODULE=0: the
+# baseline without the module
 stress:
-	@bash test/stress/run.sh $(KVER) $(SECS)
+	@bash test/stress/run.sh $(if $(filter 0,$(MODULE)),--stock) $(if $(SMP),--smp $(SMP)) \
+		$(if $(OUT),--out '$(OUT)') $(KVER) $(SECS)
 
+# one VM run (test/vm/run.sh): KVER= MODULE=0|1 ORDER= SMP= CASES= PROFILE=
+# ARG= TIMEOUT= MODULE_KO= OUT=, each passed as its option; VMFLAGS= any
+# other options of run.sh (run.sh --help)
+VM_FLAGS = --kernel '$(KVER)' $(if $(filter 1,$(MODULE)),--module,--stock) \
+	$(if $(ORDER),--order $(ORDER)) $(if $(SMP),--smp $(SMP)) \
+	$(if $(CASES),--cases '$(CASES)') $(if $(PROFILE),--profile $(PROFILE)) \
+	$(if $(ARG),--arg '$(ARG)') $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+	$(if $(MODULE_KO),--module-ko '$(MODULE_KO)') $(if $(OUT),--out '$(OUT)') $(VMFLAGS)
 vm-check:
-	@bash test/vm/run.sh $(KVER) $(MODULE) '$(CASES)'
+	@bash test/vm/run.sh $(VM_FLAGS)
 
 # plain I/O with a stall watcher, RUNS times (test/iosoak, test/vm/soak.sh)
 iosoak:
-	@bash test/vm/soak.sh --profile iosoak --arg $(SECS) $(KVER) $(MODULE) $(or $(RUNS),10)
+	@bash test/vm/soak.sh --profile iosoak --arg $(SECS) $(if $(SMP),--smp $(SMP)) \
+		$(if $(OUT),--out '$(OUT)') $(KVER) $(MODULE) $(or $(RUNS),10)
 
 # xfstests or LTP stock and with the module on KVER, per filesystem
 # (test/field): the guest root is built first when it is not in the cache,
@@ -193,15 +204,20 @@ deb-deps:
 
 # install the packages in a fresh Debian 12 chroot (root; test/deb)
 deb-check:
-	@bash test/deb/deb-check.sh
+	@bash test/deb/deb-check.sh $(if $(MIRROR),--mirror '$(MIRROR)') $(if $(filter 1,$(KEEP)),--keep)
 
 clean-pkg:
 	$(MAKE) -C lib clean
 	rm -f $(TOOLS) lib/nowait.pc
 
-# event-loop stall, refusal cost, fio in one boot (test/bench), then the SMP scaling in a second (NW_BENCH_SCALE=0 skips it); REF=<native kver> on the command line adds its runs, compare.sh, scale-compare.sh and *_vs_native
+# event-loop stall, refusal cost, fio in one boot (test/bench), then the SMP
+# scaling in a second (SCALE=0 skips it); REF=<native kver> on the command
+# line adds its runs, compare.sh, scale-compare.sh and *_vs_native;
+# SET='KEY=VALUE ...' sets the bench profiles' parameters (README "Benchmark")
 bench:
-	@bash test/bench/run.sh $(KVER) $(MODULE) '$(if $(filter command line environment environment override,$(origin REF)),$(REF))'
+	@bash test/bench/run.sh $(if $(filter 0,$(SCALE)),--no-scale) $(foreach s,$(SET),--set '$(s)') \
+		$(if $(OUT),--out '$(OUT)') $(KVER) $(MODULE) \
+		'$(if $(filter command line environment environment override,$(origin REF)),$(REF))'
 
 conformance:
 	$(MAKE) -C test/conformance

@@ -8,6 +8,16 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=test/lib.sh
 . "$top/test/lib.sh"
+nw_no_old_env check.sh
+# --fuzz-seed N (make check SEED=N): the fuzz stage's seed instead of the
+# commit's
+fuzz_seed=commit
+while [ $# -gt 0 ]; do
+	case $1 in
+	--fuzz-seed) fuzz_seed=${2:?--fuzz-seed N}; shift 2 ;;
+	*) echo "usage: check.sh [--fuzz-seed N]" >&2; exit 2 ;;
+	esac
+done
 kernels=$nw_kernels
 # the kernels the project tests on (SERIES); each one missing is reported
 known=$(nw_test_kernels)
@@ -67,7 +77,7 @@ fi
 # (the kmod and a DKMS build of the packaged source when the 3.10 tree is
 # there)
 stage rpm "$top/test/rpm/rpm-check.sh"
-stage debian-6.1 "$top/test/vm/run.sh" debian 0
+stage debian-6.1 "$top/test/vm/run.sh" --kernel debian --stock
 
 # the field's short groups on ext4, stock and with the module (`make
 # xfstests` and `make ltp` run the long ones by hand: README "The field's
@@ -98,7 +108,7 @@ for k in $known $(ls "$kernels" 2>/dev/null); do
 	if nw_kver_native "$rel"; then
 		# MODULE=1 on a native kernel: the suite runs natively and
 		# the module must refuse to load
-		stage "$k-native" "$top/test/vm/run.sh" "$k" 1
+		stage "$k-native" "$top/test/vm/run.sh" --kernel "$k" --module
 	elif [ "$(nw_series_status "$(nw_kver_series "$rel")")" != module ]; then
 		skip_stage "$k-module" "the module is not ported to $(nw_kver_series "$rel") yet (SERIES; README: Supported kernels)"
 	elif [ "${k%-debug}" != "$k" ]; then
@@ -109,33 +119,32 @@ for k in $known $(ls "$kernels" 2>/dev/null); do
 		# preemption leak, and the hostile checks (failed loads,
 		# functions found wanting, kprobes).  The whole suite runs
 		# there by hand (README: Fuzzing, stress and debug kernels).
-		NOWAIT_VM_TIMEOUT=3600 \
-			stage "$k-module" "$top/test/vm/run.sh" "$k" 1 \
-			'interface.aio.*,fs.ext4.*,read.ext4.*,block.nullblk.queue-full-mq,module.hostile.*'
+		stage "$k-module" "$top/test/vm/run.sh" --timeout 3600 --kernel "$k" --module \
+			--cases 'interface.aio.*,fs.ext4.*,read.ext4.*,block.nullblk.queue-full-mq,module.hostile.*'
 	else
-		stage "$k-module" "$top/test/vm/run.sh" "$k" 1
+		stage "$k-module" "$top/test/vm/run.sh" --kernel "$k" --module
 		field_stage "$k"
 		# filesystems built as modules (a distribution-shaped
 		# config): the other load order too, nowait_aio first as at
 		# boot, on 4 vCPUs (more than the host's cores: races show)
 		if grep -q -E '^CONFIG_(EXT4|XFS|BTRFS)_FS=m' "$kernels/$k/.config" 2>/dev/null; then
-			NOWAIT_VM_ORDER=module-first NOWAIT_VM_SMP=4 \
-				stage "$k-module-first-smp4" "$top/test/vm/run.sh" "$k" 1
+			stage "$k-module-first-smp4" "$top/test/vm/run.sh" --order module-first --smp 4 \
+				--kernel "$k" --module
 		fi
 	fi
 done
 
 # the module DKMS built from the RPM's source (rpm stage) on 3.10.0-1160.el7
 if [ -f "$top/build/rpm-check/nowait_aio.ko" ] && [ -f "$kernels/3.10.0-1160.el7/arch/x86/boot/bzImage" ]; then
-	NOWAIT_MODULE_KO=$top/build/rpm-check/nowait_aio.ko \
-		stage 3.10.0-1160.el7-rpm-dkms-module "$top/test/vm/run.sh" 3.10.0-1160.el7 1
+	stage 3.10.0-1160.el7-rpm-dkms-module "$top/test/vm/run.sh" \
+		--module-ko "$top/build/rpm-check/nowait_aio.ko" --kernel 3.10.0-1160.el7 --module
 else
 	skip_stage 3.10.0-1160.el7-rpm-dkms-module "needs the rpm stage's DKMS build (root, dkms) and 3.10.0-1160.el7 in $kernels"
 fi
 # the module DKMS built from the Debian package (deb stage) on 4.12.0
 if [ -f "$top/test/deb/out/nowait_aio.ko" ] && [ -f "$kernels/4.12.0/arch/x86/boot/bzImage" ]; then
-	NOWAIT_MODULE_KO=$top/test/deb/out/nowait_aio.ko \
-		stage 4.12.0-dkms-module "$top/test/vm/run.sh" 4.12.0 1
+	stage 4.12.0-dkms-module "$top/test/vm/run.sh" \
+		--module-ko "$top/test/deb/out/nowait_aio.ko" --kernel 4.12.0 --module
 else
 	skip_stage 4.12.0-dkms-module "needs the deb stage's DKMS build and 4.12.0 in $kernels"
 fi
@@ -144,8 +153,8 @@ fi
 if [ -f "$kernels/4.12.0/arch/x86/boot/bzImage" ] &&
    [ -f "$kernels/4.14.67/arch/x86/boot/bzImage" ]; then
 	# a new seed from the commit under test (a rerun of the same commit
-	# replays it); NOWAIT_FUZZ_SEED=<n> picks one
-	seed=${NOWAIT_FUZZ_SEED:-commit}
+	# replays it); make check SEED=<n> (--fuzz-seed) picks one
+	seed=$fuzz_seed
 	if [ "$seed" = commit ]; then
 		seed=$(git -C "$top" rev-parse HEAD 2>/dev/null | cut -c1-7)
 		seed=$((16#${seed:-1}))
@@ -161,8 +170,8 @@ if [ -f "$kernels/4.12.0/arch/x86/boot/bzImage" ]; then
 	# one-CPU machine QEMU 7.2 strands a disk's requests in about half
 	# of such runs (issue #18; README: Testing); maxcpus=2 must keep
 	# them flowing
-	NOWAIT_VM_SMP=1 stage iosoak-4.12.0-smp1 \
-		"$top/test/vm/run.sh" --profile iosoak --arg 60 4.12.0 1
+	stage iosoak-4.12.0-smp1 "$top/test/vm/run.sh" --smp 1 --profile iosoak --arg 60 \
+		--kernel 4.12.0 --module
 else
 	skip_stage stress "needs 4.12.0 in $kernels"
 	skip_stage iosoak "needs 4.12.0 in $kernels"

@@ -86,8 +86,8 @@ nw_release() {
 		cat "$nw_kernels/$1/include/config/kernel.release" 2>/dev/null || echo "$1"
 	fi
 }
-# nw_mode KVER MODULE: native (4.13+, whatever MODULE says), module or
-# stock, with -modfirst when NOWAIT_VM_ORDER=module-first
+# nw_mode KVER MODULE [ORDER]: native (4.13+, whatever MODULE says),
+# module or stock, with -modfirst when ORDER is module-first
 nw_mode() {
 	local m=stock
 	if nw_kver_native "$(nw_release "$1")"; then
@@ -95,7 +95,7 @@ nw_mode() {
 	elif [ "$2" = 1 ]; then
 		m=module
 	fi
-	[ "${NOWAIT_VM_ORDER:-fs-first}" = module-first ] && m=$m-modfirst
+	[ "${3:-fs-first}" = module-first ] && m=$m-modfirst
 	echo "$m"
 }
 # nw_profile_get PROFILE VAR: a variable of test/vm/profiles/PROFILE.env
@@ -106,12 +106,60 @@ nw_profile_get() {
 		printf '%s\n' "${!2}"
 	)
 }
-# nw_out_dir KVER MODULE PROFILE: the folder of that run of test/vm/run.sh,
-# $NOWAIT_OUT/<kver>-<mode><profile's suffix> (NOWAIT_OUT: test/vm/out)
+# where the VM runs' folders go: run.sh --out DIR and its callers' --out
+# set it (default test/vm/out)
+nw_out=$nw_top/test/vm/out
+# nw_out_dir KVER MODULE PROFILE [ORDER]: the folder of that run of
+# test/vm/run.sh, $nw_out/<kver>-<mode><profile's suffix>
 nw_out_dir() {
 	local suffix
 	suffix=$(nw_profile_get "$3" suffix) || return 1
-	echo "${NOWAIT_OUT:-$nw_top/test/vm/out}/$1-$(nw_mode "$1" "$2")$suffix"
+	echo "$nw_out/$1-$(nw_mode "$1" "$2" "${4:-}")$suffix"
+}
+
+# --- the environment variables that are gone ---
+# Every harness script calls nw_no_old_env NAME first: a variable that once
+# steered the harness stops the run (status 2), naming what replaced it.
+# Only NOWAIT_KERNELS and NOWAIT_CACHE remain (README: Testing).
+nw_old_env='NOWAIT_OUT	--out DIR
+NOWAIT_VM_SMP	--smp N
+NOWAIT_VM_MAXCPUS	--maxcpus N
+NOWAIT_VM_TIMEOUT	--timeout S
+NOWAIT_VM_ORDER	--order fs-first|module-first
+NOWAIT_VM_SWITCHES	--switches NAME=VALUE[,...]
+NOWAIT_UNLOAD_CYCLES	--unload-cycles N
+NOWAIT_VM_UNSTICK	--no-unstick
+NOWAIT_VM_APPEND	--append ARGS
+NOWAIT_MODULE_KO	--module-ko FILE
+NOWAIT_IMAGES_FROM	--images-from DIR
+NOWAIT_BENCH	--profile bench
+NOWAIT_FUZZ	--profile fuzz
+NOWAIT_STRESS	--profile stress
+NOWAIT_IOSOAK	--profile iosoak
+NOWAIT_STRESS_MODULE	test/stress/run.sh --stock (make stress MODULE=0)
+NOWAIT_HOST_HOGS	test/vm/soak.sh --host-hogs N
+NOWAIT_FUZZ_SEED	make check SEED=N (test/check.sh --fuzz-seed N)
+NOWAIT_DEB_MIRROR	test/deb/deb-check.sh --mirror URL (make deb-check MIRROR=URL)
+NOWAIT_DEB_KEEP	test/deb/deb-check.sh --keep (make deb-check KEEP=1)
+NW_BENCH_SCALE	test/bench/run.sh --no-scale (make bench SCALE=0)
+NW_SYSMAP	test/vm/verdict.sh --sysmap FILE
+NW_KASLR_DELTA	test/vm/verdict.sh --kaslr-delta HEX'
+# nw_no_old_env NAME: exit 2 when an old variable is set; the benchmark's
+# knobs (NW_BENCH_*, NW_STALL_*, NW_REFUSAL_*, NW_SCALE_*, NW_SLEEPS_*) are
+# the bench and scale profiles' parameters now: --set <lowercase name>
+nw_no_old_env() {
+	local v use
+	while IFS='	' read -r v use; do
+		[ -n "${!v+x}" ] || continue
+		echo "$1: $v is gone: use $use" >&2
+		exit 2
+	done <<<"$nw_old_env"
+	for v in $(compgen -e | grep -E '^NW_(BENCH|STALL|REFUSAL|SCALE|SLEEPS)_'); do
+		use=${v#NW_}
+		use=${use#BENCH_}
+		echo "$1: $v is gone: use --set $(echo "$use" | tr '[:upper:]' '[:lower:]')=${!v} (the bench and scale profiles' parameters)" >&2
+		exit 2
+	done
 }
 
 # --- summary.env: key=value lines ---

@@ -1,12 +1,14 @@
 #!/bin/bash
 # make bench: event-loop stall, refusal cost, submit path and fio in one
 # boot (test/vm/run.sh --profile bench), then the SMP scaling in a second
-# (--profile scale; NW_BENCH_SCALE=0 skips it).  With REF (a native
+# (--profile scale; --no-scale skips it).  With REF (a native
 # kernel) the same boots run there too, and compare.sh, scale-compare.sh
 # print the *_vs_native figures.
 #
-#   test/bench/run.sh KVER MODULE [REF]
+#   test/bench/run.sh [--no-scale] [--set KEY=VALUE]... [--out DIR] KVER MODULE [REF]
 #
+# --set goes to every boot (the bench and scale profiles' parameters,
+# README "Benchmark"); --out DIR: where the boots' folders go.
 # The boots' folders come from their summary.env files (test/lib.sh);
 # plot.sh draws the stall plots into the first one's plots/.
 set -u
@@ -15,14 +17,26 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/test/lib.sh"
 # shellcheck source=test/bench/final.sh
 . "$top/test/bench/final.sh"
-KVER=${1:?usage: run.sh KVER MODULE [REF]}
+nw_no_old_env bench/run.sh
+scale=1 sets=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--no-scale) scale=0; shift ;;
+	--set) sets+=(--set "${2:?--set KEY=VALUE}"); shift 2 ;;
+	--out) nw_out=${2:?--out DIR}; shift 2 ;;
+	-*) echo "bench/run.sh: no option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+KVER=${1:?usage: run.sh [--no-scale] [--set KEY=VALUE]... [--out DIR] KVER MODULE [REF]}
 MODULE=${2:-0}
 REF=${3:-}
 rc=0
 
 # one boot; dir is its folder, or empty when it left no summary
 boot() { # PROFILE KVER MODULE
-	bash "$top/test/vm/run.sh" --profile "$1" "$2" "$3" || rc=1
+	bash "$top/test/vm/run.sh" --out "$nw_out" --profile "$1" ${sets[@]+"${sets[@]}"} \
+		--kernel "$2" "$([ "$3" = 1 ] && echo --module || echo --stock)" || rc=1
 	dir=$(nw_summary_get "$(nw_out_dir "$2" "$3" "$1")/summary.env" out)
 }
 
@@ -36,7 +50,7 @@ if [ -n "$a" ] && [ -n "$b" ]; then
 	cat "$a/compare.txt"
 	bline=$(grep '^bench:' "$a/compare.txt" | tail -n 1)
 fi
-if [ "${NW_BENCH_SCALE:-1}" != 0 ]; then
+if [ "$scale" != 0 ]; then
 	boot scale "$KVER" "$MODULE"
 	a=$dir b=
 	[ -z "$REF" ] || { boot scale "$REF" 0; b=$dir; }

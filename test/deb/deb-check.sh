@@ -19,13 +19,24 @@
 # downloaded packages in ~/.cache/nowait-aio/deb/archives/, so a rerun
 # takes a few minutes.
 #
-# Environment: NOWAIT_DEB_MIRROR (the Debian mirror; default: the one apt
-# uses for bookworm here), NOWAIT_CACHE, NOWAIT_KERNELS, NOWAIT_DEB_KEEP=1
-# (keep the chroot after the run).
+#   test/deb/deb-check.sh [--mirror URL] [--keep]
+#
+# --mirror URL: the Debian mirror (default: the one apt uses for bookworm
+# here); --keep: keep the chroot after the run.  The cache and the kernels
+# from NOWAIT_CACHE and NOWAIT_KERNELS (README: Testing).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=test/lib.sh
 . "$top/test/lib.sh"
+nw_no_old_env deb-check.sh
+deb_mirror= keep=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--mirror) deb_mirror=${2:?--mirror URL}; shift 2 ;;
+	--keep) keep=1; shift ;;
+	*) echo "usage: deb-check.sh [--mirror URL] [--keep]" >&2; exit 2 ;;
+	esac
+done
 cache=$nw_cache
 debcache=$cache/deb
 kernels=$nw_kernels
@@ -98,8 +109,8 @@ in_chroot() { # command line for bash -c, run in the chroot
 # .list), else deb.debian.org.
 mirror() {
 	local m=""
-	if [ -n "${NOWAIT_DEB_MIRROR:-}" ]; then
-		echo "$NOWAIT_DEB_MIRROR"
+	if [ -n "$deb_mirror" ]; then
+		echo "$deb_mirror"
 		return
 	fi
 	shopt -s nullglob
@@ -527,8 +538,8 @@ fi
 
 # --- done: unmount, drop the chroot ---
 cleanup
-if [ "${NOWAIT_DEB_KEEP:-0}" = 1 ]; then
-	note "chroot kept in $root (NOWAIT_DEB_KEEP=1)"
+if [ "$keep" = 1 ]; then
+	note "chroot kept in $root (--keep)"
 elif mounted_below; then
 	note "not removing $root: something is still mounted below it"
 else

@@ -6,8 +6,9 @@
 # (passed/failed/not run; "differ" lists every test whose result is not
 # the same in both runs, "none" when there is none).
 #
-#   test/field/compare.sh [--suite xfstests|ltp] KVER FS[,FS...] TESTS
+#   test/field/compare.sh [--suite xfstests|ltp] [--out DIR] KVER FS[,FS...] TESTS
 #
+# --out DIR: where the VM runs' folders go (test/vm/out).
 # TESTS as xfstests' ./check takes them, comma-separated (generic/198,
 # -g,aio), or LTP's tags or patterns of them (io_submit*,ADSP001; all)
 # (test/field/guest.sh).  The guest root must be built (test/field/root.sh).  Last line
@@ -17,13 +18,19 @@
 # status 0 only when none failed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-suite=xfstests
-if [ "${1:-}" = --suite ]; then
-	suite=${2:-}
-	shift 2
-fi
+# shellcheck source=test/lib.sh
+. "$top/test/lib.sh"
+nw_no_old_env compare.sh
+suite=xfstests vmout=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--suite) suite=${2:-}; shift 2 ;;
+	--out) vmout=${2:?--out DIR}; shift 2 ;;
+	*) break ;;
+	esac
+done
 case $suite in xfstests|ltp) ;; *) echo "compare.sh: --suite xfstests or ltp, not '$suite'" >&2; exit 2 ;; esac
-[ $# -eq 3 ] || { echo "usage: compare.sh [--suite xfstests|ltp] KVER FS[,FS...] TESTS" >&2; exit 2; }
+[ $# -eq 3 ] || { echo "usage: compare.sh [--suite xfstests|ltp] [--out DIR] KVER FS[,FS...] TESTS" >&2; exit 2; }
 kver=$1 tests=$3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -32,7 +39,8 @@ for fs in $(echo "$2" | tr ',' ' '); do
 	ok=1
 	for m in 0 1; do
 		bash "$top/test/vm/run.sh" --profile field --arg "$suite:$fs:$tests" \
-			"$kver" $m >"$out/run-$fs-$m.log" 2>&1
+			--kernel "$kver" "$([ $m = 1 ] && echo --module || echo --stock)" \
+			${vmout:+--out "$vmout"} >"$out/run-$fs-$m.log" 2>&1
 		tr -d '\r' <"$out/run-$fs-$m.log" | grep -E '^(ok|not ok) ' |
 			sed "s/^/# [$([ $m = 1 ] && echo module || echo stock)] /"
 		# the run itself: the suite ran, and the kernel log is clean

@@ -4,9 +4,9 @@
 # fuzz), KVER with the module and REF natively, and test/fuzz/compare.sh
 # compares them.
 #
-#   test/fuzz/run.sh KVER REF SEED OPS
+#   test/fuzz/run.sh [--out DIR] KVER REF SEED OPS
 #
-# Writes $NOWAIT_OUT/fuzz-<kver>-vs-<ref>.env (key=value: passed, failed,
+# Writes DIR/fuzz-<kver>-vs-<ref>.env (key=value: passed, failed,
 # skipped, kver, ref, seed, ops, divergences, explained, module_out,
 # native_out) and prints "# summary: <that file>", then "N passed, N
 # failed, N skipped", and last "fuzz: <ops> ops, <d> divergences, <e>
@@ -16,11 +16,16 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=test/lib.sh
 . "$top/test/lib.sh"
-KVER=${1:?usage: run.sh KVER REF SEED OPS}
+nw_no_old_env fuzz/run.sh
+if [ "${1:-}" = --out ]; then
+	nw_out=${2:?--out DIR}
+	shift 2
+fi
+KVER=${1:?usage: run.sh [--out DIR] KVER REF SEED OPS}
 REF=${2:?usage: run.sh KVER REF SEED OPS}
 SEED=${3:-1}
 OPS=${4:-1000}
-base=${NOWAIT_OUT:-$top/test/vm/out}
+base=$nw_out
 sum=$base/fuzz-$KVER-vs-$REF.env
 rc=0
 
@@ -39,8 +44,8 @@ echo "# fuzz: seed $SEED, $OPS operations, $KVER with the module vs $REF native"
 # plain written blocks, as on ext4
 arg=$SEED:$OPS
 nw_kver_ge "$(nw_release "$KVER")" 4 9 || arg=$arg:noclone
-bash "$top/test/vm/run.sh" --profile fuzz --arg "$arg" "$KVER" 1 || rc=1
-bash "$top/test/vm/run.sh" --profile fuzz --arg "$arg" "$REF" 0 || rc=1
+bash "$top/test/vm/run.sh" --out "$nw_out" --profile fuzz --arg "$arg" --kernel "$KVER" --module || rc=1
+bash "$top/test/vm/run.sh" --out "$nw_out" --profile fuzz --arg "$arg" --kernel "$REF" --stock || rc=1
 a=$(run_dir "$KVER" 1)
 b=$(run_dir "$REF" 0)
 mkdir -p "$base"

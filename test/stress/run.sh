@@ -2,9 +2,9 @@
 # make stress: mixed NOWAIT/plain I/O with the module unloaded and reloaded
 # all the while, a shadow model of every file, a power cut, and fsck.
 #
-#   test/stress/run.sh KVER SECS
+#   test/stress/run.sh [--stock] [--smp N] [--out DIR] KVER SECS
 #
-# NOWAIT_STRESS_MODULE=0 runs the same load on the kernel alone (no
+# --stock runs the same load on the kernel alone (no
 # nowait_aio, and the same requests sent without RWF_NOWAIT): the baseline
 # that tells a kernel's own bug from the module's.
 #
@@ -16,33 +16,46 @@
 #           <reloads> filesystem module reloads, <bytes> bytes checked,
 #           <m> mismatches, fsck clean|dirty
 # after "# summary: <file>" and "N passed, N failed, N skipped": the file is
-# $NOWAIT_OUT/stress-<kver>-<mode>.env, key=value lines (passed, failed,
+# DIR/stress-<kver>-<mode>.env (--out, default test/vm/out), key=value lines (passed, failed,
 # skipped, kver, secs, ops, eagain, cycles, fs_reloads, bytes, mismatches,
 # fsck), from the two runs' summary.env files and the host's fsck.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=test/lib.sh
 . "$top/test/lib.sh"
-KVER=${1:?usage: run.sh KVER SECS}
+nw_no_old_env stress/run.sh
+withmod=1 smp=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--stock) withmod=0; shift ;;
+	--smp) smp=(--smp "${2:?--smp N}"); shift 2 ;;
+	--out) nw_out=${2:?--out DIR}; shift 2 ;;
+	-*) echo "stress/run.sh: no option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+KVER=${1:?usage: run.sh [--stock] [--smp N] [--out DIR] KVER SECS}
 SECS=${2:-60}
-base=${NOWAIT_OUT:-$top/test/vm/out}
+base=$nw_out
 rc=0
 
-withmod=${NOWAIT_STRESS_MODULE:-1}
 what="with the module"
 [ "$withmod" = 0 ] && what="without the module (baseline)"
 echo "# stress: $KVER $what, $SECS s, then a power cut"
-# Two vCPUs, as every run (NOWAIT_VM_SMP overrides).  At -smp 2 this
+# Two vCPUs, as every run (--smp overrides).  At -smp 2 this
 # stress (nowait_aio unloaded every second or two, hook_idle_ms at 1-50 ms)
 # once stalled with the per-request hooks' ftrace unregistration waiting in
 # schedule_on_each_cpu() and both vCPUs held at blk_mq_sched_get_request's
 # patch site: QEMU 7.2's stale translation of an ftrace int3 (issue #18,
 # README "Testing"), which run.sh now clears from the host.  The stress
 # profile's time-out grows with SECS.
-bash "$top/test/vm/run.sh" --profile stress --arg "$SECS" "$KVER" "$withmod" || rc=1
+modflag=--module
+[ "$withmod" = 0 ] && modflag=--stock
+bash "$top/test/vm/run.sh" --out "$nw_out" ${smp[@]+"${smp[@]}"} --profile stress --arg "$SECS" \
+	--kernel "$KVER" $modflag || rc=1
 d1=$(nw_out_dir "$KVER" "$withmod" stress)
-NOWAIT_IMAGES_FROM=$d1 \
-	bash "$top/test/vm/run.sh" --profile stress-verify "$KVER" "$withmod" || rc=1
+bash "$top/test/vm/run.sh" --out "$nw_out" ${smp[@]+"${smp[@]}"} --profile stress-verify \
+	--images-from "$d1" --kernel "$KVER" $modflag || rc=1
 d2=$(nw_out_dir "$KVER" "$withmod" stress-verify)
 s1=$d1/summary.env s2=$d2/summary.env
 sum=$base/stress-$KVER-$(nw_mode "$KVER" "$withmod").env

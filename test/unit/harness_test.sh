@@ -40,13 +40,43 @@ out_dir() {
 	mkdir -p "$nw_kernels/4.12.0/include/config" "$nw_kernels/4.14.67/include/config"
 	echo 4.12.0 >"$nw_kernels/4.12.0/include/config/kernel.release"
 	echo 4.14.67 >"$nw_kernels/4.14.67/include/config/kernel.release"
-	[ "$(NOWAIT_OUT=/o nw_out_dir 4.12.0 1 suite)" = /o/4.12.0-module ] &&
-	[ "$(NOWAIT_OUT=/o nw_out_dir 4.12.0 0 fuzz)" = /o/4.12.0-stock-fuzz ] &&
-	[ "$(NOWAIT_OUT=/o nw_out_dir 4.14.67 1 stress-verify)" = /o/4.14.67-native-stress-verify ] &&
-	[ "$(NOWAIT_OUT=/o NOWAIT_VM_ORDER=module-first nw_out_dir 4.12.0 1 suite)" = /o/4.12.0-module-modfirst ] &&
-	[ "$(NOWAIT_OUT=/o nw_out_dir debian 0 bench)" = /o/debian-native-bench ]
+	local nw_out=/o
+	[ "$(nw_out_dir 4.12.0 1 suite)" = /o/4.12.0-module ] &&
+	[ "$(nw_out_dir 4.12.0 0 fuzz)" = /o/4.12.0-stock-fuzz ] &&
+	[ "$(nw_out_dir 4.14.67 1 stress-verify)" = /o/4.14.67-native-stress-verify ] &&
+	[ "$(nw_out_dir 4.12.0 1 suite module-first)" = /o/4.12.0-module-modfirst ] &&
+	[ "$(nw_out_dir debian 0 bench)" = /o/debian-native-bench ]
 }
 t lib.out-dir out_dir
+# an old variable stops every harness script, naming its option
+old_env() {
+	local f
+	NOWAIT_VM_SMP=4 bash "$top/test/vm/run.sh" --kernel 4.12.0 --module >"$tmp/oe" 2>&1
+	[ $? = 2 ] && grep -qx 'run.sh: NOWAIT_VM_SMP is gone: use --smp N' "$tmp/oe" || return 1
+	NW_STALL_MS=500 bash "$top/test/vm/run.sh" --kernel 4.12.0 >"$tmp/oe" 2>&1
+	[ $? = 2 ] && grep -q 'NW_STALL_MS is gone: use --set stall_ms=500' "$tmp/oe" || return 1
+	NW_BENCH_ROUNDS=1 bash "$top/test/vm/run.sh" --kernel 4.12.0 >"$tmp/oe" 2>&1
+	[ $? = 2 ] && grep -q 'NW_BENCH_ROUNDS is gone: use --set rounds=1' "$tmp/oe" || return 1
+	for f in test/vm/soak.sh test/bench/run.sh test/fuzz/run.sh test/stress/run.sh \
+		test/field/compare.sh test/check.sh test/deb/deb-check.sh test/vm/verdict.sh; do
+		NOWAIT_OUT=/x bash "$top/$f" >"$tmp/oe" 2>&1
+		[ $? = 2 ] && grep -q 'NOWAIT_OUT is gone: use --out DIR' "$tmp/oe" ||
+			{ echo "$f: $(cat "$tmp/oe")"; return 1; }
+	done
+}
+t harness.old-env-refused old_env
+# run.sh's options: what it refuses before it touches a kernel
+run_opts() {
+	local r=$top/test/vm/run.sh
+	! bash "$r" --kernel 4.12.0 --smp 0 2>"$tmp/ro" && grep -q -- '--smp takes a positive number' "$tmp/ro" &&
+	! bash "$r" --kernel 4.12.0 --order late 2>"$tmp/ro" && grep -q -- '--order is fs-first or module-first' "$tmp/ro" &&
+	! bash "$r" --kernel 4.12.0 --stock --module-ko /x.ko 2>"$tmp/ro" && grep -q -- '--module-ko needs --module' "$tmp/ro" &&
+	! bash "$r" --kernel 4.12.0 --bogus 1 2>"$tmp/ro" && grep -q 'no option --bogus' "$tmp/ro" &&
+	! bash "$r" --module 2>"$tmp/ro" && grep -q 'which kernel' "$tmp/ro" &&
+	! bash "$r" --kernel 4.12.0 --profile nosuch 2>"$tmp/ro" && grep -q 'no profile nosuch' "$tmp/ro" &&
+	bash "$r" --help 2>&1 | grep -q -- '--module-ko FILE'
+}
+t harness.run-options run_opts
 # every profile sets what run.sh reads, the guest knows its mode, and no
 # two profiles share a folder
 profiles() {

@@ -86,9 +86,9 @@ printf '[ 117.1] INFO: rcu_sched self-detected stall on CPU\n' >"$tmp/d.stall-no
 printf 'ffffffff81195f30 t do_iter_readv_writev\nffffffff816d5c50 T int3\nffffffff816d5c70 T int3_end\n' >"$tmp/sysmap"
 printf 'unstick: cpu 0 at 0xffffffffa3395f30: byte 66 (int3 in memory: no)\nunstick: cpu 0 at 0xffffffffa38d5c50: byte 66 (int3 in memory: no)\nunstick: cpu 1 at 0xffffffffa38d5c58: byte 65 (int3 in memory: no)\nunstick: flushed QEMU'"'"'s translations\n' >"$tmp/u.samples"
 grep -v a38d5c50 "$tmp/u.samples" >"$tmp/u.samples-noint3"
-verdict_samples() { NW_SYSMAP=$tmp/sysmap NW_KASLR_DELTA=22200000 "$v" "$tmp/r.good" "$tmp/d.stall-noregs" 0 "$tmp/u.samples" >"$tmp/o" && grep -q '(held at do_iter_readv_writev+0x0 in QEMU' "$tmp/o"; }
+verdict_samples() { "$v" --sysmap "$tmp/sysmap" --kaslr-delta 22200000 "$tmp/r.good" "$tmp/d.stall-noregs" 0 "$tmp/u.samples" >"$tmp/o" && grep -q '(held at do_iter_readv_writev+0x0 in QEMU' "$tmp/o"; }
 t verdict-stale-translation-qemu-samples-passes verdict_samples
-verdict_samples_noint3() { ! NW_SYSMAP=$tmp/sysmap NW_KASLR_DELTA=22200000 "$v" "$tmp/r.good" "$tmp/d.stall-noregs" 0 "$tmp/u.samples-noint3" >"$tmp/o" && grep -q '^not ok vm.dmesg' "$tmp/o"; }
+verdict_samples_noint3() { ! "$v" --sysmap "$tmp/sysmap" --kaslr-delta 22200000 "$tmp/r.good" "$tmp/d.stall-noregs" 0 "$tmp/u.samples-noint3" >"$tmp/o" && grep -q '^not ok vm.dmesg' "$tmp/o"; }
 t verdict-qemu-samples-without-int3-fail verdict_samples_noint3
 
 # the harness: test/lib.sh, the VM profiles, SERIES, dkms.conf, README

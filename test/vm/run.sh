@@ -1,92 +1,125 @@
 #!/bin/bash
 # Run the conformance suite, or another profile, on one kernel in QEMU (TCG).
-#
-#   test/vm/run.sh [--profile NAME] [--arg VALUE] KVER [MODULE] [CASES]
-#
-# NAME    what the VM runs: one file test/vm/profiles/NAME.env each, which
-#         sets its vCPUs, time-out, output folder suffix and what the guest
-#         runs: suite (the default: the conformance suite, libnowait's
-#         tests, the module checks), bench and scale (the benchmark's two
-#         boots, test/bench), fuzz (test/fuzz), stress and stress-verify
-#         (test/stress), iosoak (test/iosoak).
-# VALUE   the profile's parameter: fuzz SEED:OPS[:noclone] (default 1:1000), stress
-#         SECS (60), iosoak SECS[:fixed][:trace][:ftrace] (60).
-# KVER    a directory name under $NOWAIT_KERNELS (a built tree with
-#         arch/x86/boot/bzImage), or "debian" for Debian's stock 6.1 kernel.
-# MODULE  1 to load module/nowait_aio.ko (built against that tree); on
-#         kernels of 4.13 and later (native NOWAIT) 1 checks that the module
-#         refuses to load instead.
-# CASES   case ids or globs, comma-separated (suite; default: all).
-#
-# Inputs from the environment (none of them chooses the mode):
-#   NOWAIT_KERNELS      the test kernels (~/.cache/nowait-aio/kernels)
-#   NOWAIT_CACHE        the cache: kernels/, modroot/, guest/, debian/
-#                       (~/.cache/nowait-aio)
-#   NOWAIT_OUT          where output folders go (test/vm/out)
-#   NOWAIT_VM_SMP, NOWAIT_VM_MAXCPUS, NOWAIT_VM_TIMEOUT
-#                       vCPUs, CPUs the machine can hold, seconds: the
-#                       profile's unless given
-#   NOWAIT_VM_ORDER     fs-first (default) or module-first: nowait_aio
-#                       before the filesystem modules
-#   NOWAIT_VM_SWITCHES  name=value[,...]: module knobs set after the load
-#   NOWAIT_UNLOAD_CYCLES  the count of module.unload.under-io (50)
-#   NOWAIT_VM_UNSTICK   0 leaves CPUs held on QEMU's stale translation
-#   NOWAIT_VM_APPEND    more kernel arguments
-#   NOWAIT_MODULE_KO    load this .ko instead of the tree's (MODULE=1)
-#   NOWAIT_IMAGES_FROM  boot on the images (and 9p files) of an earlier run
-#   NW_BENCH_ROUNDS, NW_BENCH_FS, NW_BENCH_FIO, NW_BENCH_SUBMIT,
-#   NW_BENCH_STALL, NW_BENCH_SPIN, NW_BENCH_BUSY, NW_STALL_*, NW_REFUSAL_*,
-#   NW_SCALE_*          the benchmark's knobs (bench and scale profiles;
-#                       README "Benchmark")
+#h usage: test/vm/run.sh [OPTIONS] --kernel KVER [--module|--stock]
+#h        test/vm/run.sh [OPTIONS] KVER [MODULE] [CASES]     (positional form)
+#h
+#h   --kernel KVER       a folder of $NOWAIT_KERNELS (a built tree with
+#h                       arch/x86/boot/bzImage), or debian (Debian's 6.1)
+#h   --module            load module/nowait_aio.ko, built against that tree
+#h                       (MODULE 1); on 4.13 and later (native NOWAIT) check
+#h                       that it refuses to load instead
+#h   --stock             no module (MODULE 0, the default)
+#h   --profile NAME      what the VM runs: test/vm/profiles/NAME.env (suite)
+#h   --arg VALUE         the profile's argument: fuzz SEED:OPS[:noclone],
+#h                       stress SECS, iosoak SECS[:fixed][:trace][:ftrace],
+#h                       field xfstests|ltp:FS:TESTS
+#h   --set KEY=VALUE     one of the profile's parameters (bench, scale)
+#h   --cases GLOBS       case ids or globs, comma-separated (suite; all)
+#h   --order fs-first|module-first
+#h                       the filesystem modules before nowait_aio (default),
+#h                       or nowait_aio first
+#h   --smp N             vCPUs (the profile's)
+#h   --maxcpus N         CPUs the machine can hold, at least N (the profile's)
+#h   --timeout S         seconds before the VM is stopped (the profile's)
+#h   --module-ko FILE    load this .ko instead of the tree's (with --module)
+#h   --switches K=V[,...]  module knobs set right after the load
+#h   --unload-cycles N   the count of module.unload.under-io (50)
+#h   --append ARGS       more kernel arguments
+#h   --no-unstick        leave CPUs held on QEMU's stale translation
+#h   --images-from DIR   boot on the images (and 9p files) of an earlier run
+#h   --out DIR           where the output folders go (test/vm/out)
+#h   -h, --help          this text
+#h
+#h Environment: NOWAIT_KERNELS (the test kernels, ~/.cache/nowait-aio/kernels)
+#h and NOWAIT_CACHE (kernels/, modroot/, guest/, debian/; ~/.cache/nowait-aio).
 #
 # Output: the guest's lines ("ok", "not ok", "skip", "#") as they run, then
 # "# summary: <folder>/summary.env" and last "N passed, N failed, N
-# skipped".  Exit status 0 only when nothing failed.  A run also fails
-# when the guest does not reach its end marker (crash, panic_on_warn,
-# time-out) or its dmesg shows a WARN, oops, BUG, lockdep report or hung
-# task; the dmesg path is printed then.
+# skipped".  Exit status 0 only when nothing failed, 2 for a wrong option
+# (or an old environment variable: test/lib.sh's nw_no_old_env).  A run
+# also fails when the guest does not reach its end marker (crash,
+# panic_on_warn, time-out) or its dmesg shows a WARN, oops, BUG, lockdep
+# report or hung task; the dmesg path is printed then.
 #
-# The folder is $NOWAIT_OUT/<kver>-<mode><suffix> (nw_out_dir in
-# test/lib.sh; mode stock, module or native, -modfirst with
-# NOWAIT_VM_ORDER=module-first; suffix from the profile, e.g. -fuzz).
-# summary.env there holds key=value lines: profile, kver, release, mode,
-# arg, out, passed, failed, skipped, then the profile's figures: fuzz ops;
-# stress ops, eagain, refused, bytes, mismatches, cycles, fs_reloads;
-# stress-verify ops, eagain, refused, bytes, mismatches; bench and scale
-# the key=value figures of the guest's final "bench:" or "bench-scale:"
-# line.
+# The folder is <--out>/<kver>-<mode><suffix> (nw_out_dir in test/lib.sh;
+# mode stock, module or native, -modfirst with --order module-first;
+# suffix from the profile, e.g. -fuzz).  summary.env there holds key=value
+# lines: profile, kver, release, mode, arg, out, passed, failed, skipped,
+# then the profile's figures: fuzz ops; stress ops, eagain, refused, bytes,
+# mismatches, cycles, fs_reloads; stress-verify ops, eagain, refused,
+# bytes, mismatches; bench and scale the key=value figures of the guest's
+# final "bench:" or "bench-scale:" line.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=test/lib.sh
 . "$top/test/lib.sh"
 usage() {
-	echo "usage: run.sh [--profile NAME] [--arg VALUE] KVER [MODULE] [CASES]" >&2
+	sed -n 's/^#h \{0,1\}//p' "$0" >&2
 	exit 2
 }
-profile=suite arg=
+bad() { echo "run.sh: $*" >&2; exit 2; }
+set_get() { # KEY DEFAULT: the last --set KEY=VALUE's value
+	local kv v=$2
+	for kv in ${sets[@]+"${sets[@]}"}; do
+		[ "${kv%%=*}" = "$1" ] && v=${kv#*=}
+	done
+	echo "$v"
+}
+nw_no_old_env run.sh
+profile=suite arg='' KVER='' MODULE='' CASES='' vm_order=fs-first vm_smp='' vm_maxcpus=''
+vm_timeout='' module_ko='' switches='' unload_cycles=50 append='' unstick=1
+images_from='' sets=() pos=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--profile) [ $# -ge 2 ] || usage; profile=$2; shift 2 ;;
-	--arg) [ $# -ge 2 ] || usage; arg=$2; shift 2 ;;
-	-*) usage ;;
-	*) break ;;
+	-h|--help) usage ;;
+	--module) MODULE=1; shift; continue ;;
+	--stock) MODULE=0; shift; continue ;;
+	--no-unstick) unstick=0; shift; continue ;;
+	--*) [ $# -ge 2 ] || bad "$1 needs a value (run.sh --help)" ;;
+	*) pos+=("$1"); shift; continue ;;
 	esac
+	case $1 in
+	--kernel) KVER=$2 ;;
+	--order) vm_order=$2 ;;
+	--smp) vm_smp=$2 ;;
+	--maxcpus) vm_maxcpus=$2 ;;
+	--timeout) vm_timeout=$2 ;;
+	--cases) CASES=$2 ;;
+	--profile) profile=$2 ;;
+	--arg) arg=$2 ;;
+	--module-ko) module_ko=$2 ;;
+	--switches) switches=$2 ;;
+	--unload-cycles) unload_cycles=$2 ;;
+	--append) append=$2 ;;
+	--images-from) images_from=$2 ;;
+	--out) nw_out=$2 ;;
+	--set) sets+=("$2") ;;
+	*) bad "no option $1 (run.sh --help)" ;;
+	esac
+	shift 2
 done
-[ $# -ge 1 ] || usage
-KVER=$1
-MODULE=${2:-0}
-CASES=${3:-}
-# the modes that environment variables once chose are profiles now
-for v in NOWAIT_BENCH NOWAIT_FUZZ NOWAIT_STRESS NOWAIT_IOSOAK; do
-	case ${!v:-0} in 0) ;; *) echo "vm-check: $v is gone: use --profile (test/vm/run.sh's header)" >&2; exit 2 ;; esac
+# the old positional form: KVER [MODULE] [CASES]
+[ ${#pos[@]} -le 3 ] || bad "too many arguments: ${pos[*]} (run.sh --help)"
+[ -n "$KVER" ] || KVER=${pos[0]:-}
+[ -n "$MODULE" ] || MODULE=${pos[1]:-0}
+[ -n "$CASES" ] || CASES=${pos[2]:-}
+[ -n "$KVER" ] || bad "which kernel? --kernel KVER (run.sh --help)"
+case $MODULE in 0|1) ;; *) bad "MODULE is 0 or 1 (--stock or --module), not '$MODULE'" ;; esac
+case $vm_order in fs-first|module-first) ;; *) bad "--order is fs-first or module-first, not '$vm_order'" ;; esac
+for v in vm_smp vm_maxcpus vm_timeout unload_cycles; do
+	case ${!v} in *[!0-9]*|0?*) bad "--${v#vm_} takes a number, not '${!v}'" ;; esac
+	case $v:${!v} in unload_cycles:*|*:) ;; *:0) bad "--${v#vm_} takes a positive number, not 0" ;; esac
 done
+[ -z "$module_ko" ] || [ "$MODULE" = 1 ] || bad "--module-ko needs --module"
+[ -z "$module_ko" ] || module_ko=$(readlink -f "$module_ko")
+[ -z "$images_from" ] || images_from=$(readlink -f "$images_from")
+{ mkdir -p "$nw_out" && nw_out=$(cd "$nw_out" && pwd); } || bad "cannot make --out $nw_out"
 [ -f "$top/test/vm/profiles/$profile.env" ] ||
-	{ echo "vm-check: no profile $profile (test/vm/profiles/)" >&2; exit 2; }
+	bad "no profile $profile (test/vm/profiles/)"
 # shellcheck source=test/vm/profiles/suite.env
 . "$top/test/vm/profiles/$profile.env"
-vm_timeout=${NOWAIT_VM_TIMEOUT:-$timeout}
-vm_smp=${NOWAIT_VM_SMP:-$smp}
-case $vm_smp in ''|*[!0-9]*|0) echo "vm-check: NOWAIT_VM_SMP must be a positive number" >&2; exit 2 ;; esac
+vm_timeout=${vm_timeout:-$timeout}
+vm_smp=${vm_smp:-$smp}
 # QEMU before 8.1 (Debian 12 has 7.2) drops the guest's memory barriers
 # from the translated code when the machine can have only one CPU (no
 # CF_PARALLEL; upstream fix c914d46d0a64, "tcg: Do not elide memory
@@ -97,17 +130,13 @@ case $vm_smp in ''|*[!0-9]*|0) echo "vm-check: NOWAIT_VM_SMP must be a positive 
 # interrupt, and with VIRTIO_RING_F_EVENT_IDX none ever again, and the
 # disk's requests stay in flight for good (issue #18, README "Test
 # kernels").  A second possible CPU (maxcpus=2, left offline) makes QEMU
-# keep the barriers; NOWAIT_VM_MAXCPUS=1 restores the old machine.  The
+# keep the barriers; --maxcpus 1 restores the old machine.  The
 # benchmark's -icount runs single-threaded TCG, which drops them whatever
 # maxcpus says: it stays exposed (README "Benchmarks").
-vm_maxcpus=${NOWAIT_VM_MAXCPUS:-$maxcpus}
+vm_maxcpus=${vm_maxcpus:-$maxcpus}
 [ "$vm_maxcpus" -lt "$vm_smp" ] && vm_maxcpus=$vm_smp
-# the load order: filesystem modules first (default), or nowait_aio first
-vm_order=${NOWAIT_VM_ORDER:-fs-first}
-case $vm_order in fs-first|module-first) ;;
-*) echo "vm-check: NOWAIT_VM_ORDER is fs-first or module-first" >&2; exit 2 ;; esac
-mode=$(nw_mode "$KVER" "$MODULE")
-out=$(nw_out_dir "$KVER" "$MODULE" "$profile")
+mode=$(nw_mode "$KVER" "$MODULE" "$vm_order")
+out=$(nw_out_dir "$KVER" "$MODULE" "$profile" "$vm_order")
 rm -rf "$out"
 mkdir -p "$out"
 release=""
@@ -214,9 +243,12 @@ cp "$top/test/bench/guest.sh" "$root/bench.sh"
 if [ "$bench" = 1 ]; then
 	# the event-loop stall and refusal-cost benchmark
 	cp "$gdir/stall" "$gdir/sleeps" "$root/"
-	# its knobs (NW_STALL_*, NW_REFUSAL_*, NW_SCALE_*, NW_SLEEPS_*, NW_BENCH_FIO, NW_BENCH_SUBMIT, NW_BENCH_STALL, NW_BENCH_SPIN, NW_BENCH_BUSY, NW_BENCH_SLEEPS) from the host's environment
-	for v in $(compgen -v | grep -E '^(NW_STALL_|NW_REFUSAL_|NW_SCALE_|NW_BENCH_FIO$|NW_BENCH_SUBMIT$|NW_BENCH_STALL$|NW_BENCH_SPIN$|NW_BENCH_BUSY$|NW_BENCH_SLEEPS$|NW_SLEEPS_)'); do
-		printf "export %s='%s'\n" "$v" "${!v}"
+	# its knobs, from --set: stall_*, refusal_*, scale_* and sleeps_*
+	# as NW_<NAME>, the others as NW_BENCH_<NAME>
+	for kv in ${sets[@]+"${sets[@]}"}; do
+		k=$(echo "${kv%%=*}" | tr '[:lower:]' '[:upper:]')
+		case $k in STALL_*|REFUSAL_*|SCALE_*|SLEEPS_*) ;; *) k=BENCH_$k ;; esac
+		printf "export NW_%s='%s'\n" "$k" "${kv#*=}"
 	done >"$root/bench.env"
 fi
 cp "$top/test/stress/guest.sh" "$root/stress.sh"
@@ -239,15 +271,15 @@ if [ "$MODULE" = 1 ]; then
 	make -s -C "$top" install KDIR="$kdir" DESTDIR="$root" PREFIX=/usr \
 		TOOLS_LDFLAGS=-static >"$out/install.log" 2>&1 ||
 		{ cat "$out/install.log" >&2; die "make install into the guest root failed"; }
-	# NOWAIT_MODULE_KO: load this .ko instead (the one DKMS built from the
+	# --module-ko: load this .ko instead (the one DKMS built from the
 	# Debian package, test/deb), so that the packaged build is tested
-	if [ -n "${NOWAIT_MODULE_KO:-}" ]; then
-		[ -f "$NOWAIT_MODULE_KO" ] || die "no module at $NOWAIT_MODULE_KO"
+	if [ -n "$module_ko" ]; then
+		[ -f "$module_ko" ] || die "no module at $module_ko"
 		ko=$(find "$root/lib/modules" -name nowait_aio.ko | head -n 1)
 		[ -n "$ko" ] || die "make install left no nowait_aio.ko in the guest root"
-		cp "$NOWAIT_MODULE_KO" "$ko"
-		cp "$NOWAIT_MODULE_KO" "$root/nowait_aio.ko"
-		echo "# module: $NOWAIT_MODULE_KO (vermagic $(modinfo -F vermagic "$ko"))"
+		cp "$module_ko" "$ko"
+		cp "$module_ko" "$root/nowait_aio.ko"
+		echo "# module: $module_ko (vermagic $(modinfo -F vermagic "$ko"))"
 	fi
 fi
 if [ -z "$modsrc" ]; then
@@ -298,13 +330,13 @@ echo "$have" | tr ' ' '\n' | grep -v -x -E '|null_blk|loop|dm_mod|raid0' >"$root
 (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initramfs.cpio.gz"
 
 # --- fresh filesystem images, with features old kernels mount ---
-if [ -n "${NOWAIT_IMAGES_FROM:-}" ]; then
+if [ -n "$images_from" ]; then
 	# a second boot on the images (and 9p files) of an earlier run
 	for f in ext4.img xfs.img btrfs.img; do
-		cp --sparse=always "$NOWAIT_IMAGES_FROM/$f" "$out/$f" || die "no $f in $NOWAIT_IMAGES_FROM"
+		cp --sparse=always "$images_from/$f" "$out/$f" || die "no $f in $images_from"
 	done
 	mkdir -p "$out/9p"
-	cp -r "$NOWAIT_IMAGES_FROM/9p/." "$out/9p/"
+	cp -r "$images_from/9p/." "$out/9p/"
 else
 truncate -s 512M "$out/ext4.img" "$out/xfs.img" "$out/btrfs.img"
 # XFS reflink arrived in 4.9 and the btrfs free-space tree in 4.5; before
@@ -339,7 +371,6 @@ stall_re='soft lockup|rcu_.* stall|blocked for more than'
 
 : >"$out/results.log"
 # a debug kernel's ACPI interrupt-link setup takes minutes under TCG
-append=${NOWAIT_VM_APPEND:-}
 [ "${release%-debug}" != "$release" ] && [ -z "$append" ] && append=acpi=noirq
 # KASLR stays on where the kernel has it, as on the users' machines.
 # Before 4.8 a kernel with hibernation randomizes only when asked
@@ -353,7 +384,7 @@ fi
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=0 sysrq_always_enabled $append"
 nwmod=$MODULE
 [ $refuse = 1 ] && nwmod=refuse
-cmdline="$cmdline NW_UNSTICK=${NOWAIT_VM_UNSTICK:-1} NW_MODULE=$nwmod NW_ORDER=$vm_order NW_SWITCHES=${NOWAIT_VM_SWITCHES:-} NW_UNLOAD_CYCLES=${NOWAIT_UNLOAD_CYCLES:-50} NW_CASES=$CASES NW_PROFILE=$guest NW_ARG=$arg NW_BENCH_ROUNDS=${NW_BENCH_ROUNDS:-3} NW_BENCH_FS=${NW_BENCH_FS:-all}"
+cmdline="$cmdline NW_UNSTICK=$unstick NW_MODULE=$nwmod NW_ORDER=$vm_order NW_SWITCHES=$switches NW_UNLOAD_CYCLES=$unload_cycles NW_CASES=$CASES NW_PROFILE=$guest NW_ARG=$arg NW_BENCH_ROUNDS=$(set_get rounds 3) NW_BENCH_FS=$(set_get fs all)"
 qextra=""
 if [ "$guest" = field ]; then
 	# the field's suites: their Debian root (test/field/root.sh, left
@@ -394,7 +425,7 @@ qpid=$!
 			queues=1
 		fi
 		n=$(grep -a -c -E "$stall_re" "$out/dmesg.log" 2>/dev/null)
-		if [ "${n:-0}" -gt "$stalls" ] && [ "${NOWAIT_VM_UNSTICK:-1}" = 1 ]; then
+		if [ "${n:-0}" -gt "$stalls" ] && [ "$unstick" = 1 ]; then
 			sleep 3	# the report's backtraces first
 			echo "# $(date +%T) after: $(grep -a -E "$stall_re" "$out/dmesg.log" | tail -n 1 | tr -d '\r')" >>"$out/unstick.txt"
 			python3 "$top/test/vm/qemu-unstick.py" "$out/qmp.sock" \
@@ -478,8 +509,7 @@ to=0
 # the System.map and KASLR's offset name QEMU's samples of held CPUs
 delta=0
 [ -n "$t" ] && [ -n "$m" ] && delta=$(printf '%x' $((16#$t - 16#$m)))
-NW_SYSMAP=$kdir/System.map NW_KASLR_DELTA=$delta \
-	"$top/test/vm/verdict.sh" "$out/results.txt" "$out/dmesg.log" $to "$out/unstick.txt" >"$out/verdict.txt"
+"$top/test/vm/verdict.sh" --sysmap "$kdir/System.map" --kaslr-delta "$delta" "$out/results.txt" "$out/dmesg.log" $to "$out/unstick.txt" >"$out/verdict.txt"
 rc=$?
 grep -v ' passed, ' "$out/verdict.txt"
 [ $to = 1 ] && timeout_summary

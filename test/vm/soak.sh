@@ -3,13 +3,15 @@
 # catch what happens once in many runs (a hang, a race).  Each run keeps
 # its own output folder.
 #
-#   test/vm/soak.sh [--profile NAME] [--arg VALUE] KVER MODULE RUNS [CASES]
+#   test/vm/soak.sh [--host-hogs N] [--out DIR] [RUN.SH OPTIONS] KVER MODULE RUNS [CASES]
 #
-# --profile and --arg go to test/vm/run.sh: --profile iosoak --arg <secs>
-# runs the I/O soak (test/iosoak/guest.sh: plain I/O, no NOWAIT, any
-# kernel) instead of the suite.  NOWAIT_VM_SMP sets the vCPUs as for
-# run.sh.  NOWAIT_HOST_HOGS=<n> keeps n busy loops on the host for the
-# whole soak (the hangs came when the host was overloaded).
+# test/vm/run.sh's options (--profile, --arg, --smp, --maxcpus, --timeout,
+# --order, --switches, --unload-cycles, --append, --set, --no-unstick) go
+# to every run: --profile iosoak --arg <secs> runs the I/O soak
+# (test/iosoak/guest.sh: plain I/O, no NOWAIT, any kernel) instead of the
+# suite.  --host-hogs N keeps n busy loops on the host for the whole soak
+# (the hangs came when the host was overloaded).  --out DIR: where the
+# soak's folder goes (test/vm/out).
 # Prints one line per run ("soak <i>: <counts from its summary.env> [hang]
 # [unstuck]") and at the end "soak: <runs> runs, <hangs> hangs, <failed>
 # failed, <n> freed from a stale translation" (QEMU's bug, README
@@ -20,26 +22,42 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=test/lib.sh
 . "$top/test/lib.sh"
-profile=suite popts=()
+nw_no_old_env soak.sh
+usage="usage: soak.sh [--host-hogs N] [--out DIR] [RUN.SH OPTIONS] KVER MODULE RUNS [CASES]"
+profile=suite popts=() hogs_n=0 smp='' maxcpus='' order=''
 while [ $# -gt 0 ]; do
 	case $1 in
-	--profile) profile=${2:?--profile NAME}; popts+=("$1" "$2"); shift 2 ;;
-	--arg) popts+=("$1" "${2?--arg VALUE}"); shift 2 ;;
+	--no-unstick) popts+=("$1"); shift; continue ;;
+	--*) [ $# -ge 2 ] || { echo "soak.sh: $1 needs a value" >&2; exit 2; } ;;
 	*) break ;;
 	esac
+	case $1 in
+	--host-hogs) hogs_n=$2 ;;
+	--out) nw_out=$2 ;;
+	--profile|--arg|--smp|--maxcpus|--timeout|--order|--switches|--unload-cycles|--append|--set)
+		popts+=("$1" "$2")
+		case $1 in
+		--profile) profile=$2 ;;
+		--smp) smp=$2 ;;
+		--maxcpus) maxcpus=$2 ;;
+		--order) order=$2 ;;
+		esac ;;
+	*) echo "soak.sh: no option $1; $usage" >&2; exit 2 ;;
+	esac
+	shift 2
 done
-KVER=${1:?usage: soak.sh [--profile NAME] [--arg VALUE] KVER MODULE RUNS [CASES]}
+KVER=${1:?$usage}
 MODULE=${2:-1}
 RUNS=${3:-20}
 CASES=${4:-}
 kind=soak
 [ "$profile" = suite ] || kind=$profile
-smp=${NOWAIT_VM_SMP:-$(nw_profile_get "$profile" smp)}
-maxcpus=${NOWAIT_VM_MAXCPUS:-$(nw_profile_get "$profile" maxcpus)}
-base=${NOWAIT_OUT:-$top/test/vm/out}/$kind-$KVER-m$MODULE-smp$smp-max$maxcpus
+smp=${smp:-$(nw_profile_get "$profile" smp)}
+maxcpus=${maxcpus:-$(nw_profile_get "$profile" maxcpus)}
+base=$nw_out/$kind-$KVER-m$MODULE-smp$smp-max$maxcpus
 mkdir -p "$base"
 hogs=""
-for _ in $(seq 1 "${NOWAIT_HOST_HOGS:-0}"); do
+for _ in $(seq 1 "$hogs_n"); do
 	(while :; do :; done) &
 	hogs="$hogs $!"
 done
@@ -49,9 +67,10 @@ hangs=0 failed=0 unstuck=0
 for i in $(seq 1 "$RUNS"); do
 	o=$base/$i
 	rm -rf "$o"
-	NOWAIT_OUT=$o bash "$top/test/vm/run.sh" "${popts[@]}" "$KVER" "$MODULE" "$CASES" >"$base/$i.log" 2>&1
+	bash "$top/test/vm/run.sh" --out "$o" ${popts[@]+"${popts[@]}"} --kernel "$KVER" \
+		"$([ "$MODULE" = 1 ] && echo --module || echo --stock)" ${CASES:+--cases "$CASES"} >"$base/$i.log" 2>&1
 	rc=$?
-	sum=$(NOWAIT_OUT=$o nw_out_dir "$KVER" "$MODULE" "$profile")/summary.env
+	sum=$(nw_out=$o nw_out_dir "$KVER" "$MODULE" "$profile" "$order")/summary.env
 	d=$(nw_summary_get "$sum" out)
 	tag=""
 	if [ -n "$d" ] && { grep -q -a 'blocked for more than' "$d/dmesg.log" ||

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Decide a VM run from its result lines and its kernel log.
 #
-#   test/vm/verdict.sh RESULTS DMESG TIMED_OUT(0|1) [UNSTICK_LOG]
+#   test/vm/verdict.sh [--sysmap FILE] [--kaslr-delta HEX] RESULTS DMESG TIMED_OUT(0|1) [UNSTICK_LOG]
 #
 # Prints extra "not ok vm.*" lines when the guest did not reach its end
 # marker or the kernel log shows a WARN, oops, BUG, lockdep report, hung
@@ -17,10 +17,21 @@
 # function's first byte (where ftrace's int3 goes), where nothing but that
 # loop can hold one: in the kernel's own report, or in QEMU's samples of
 # the vCPUs (qemu-unstick.py) named through the kernel's System.map
-# (NW_SYSMAP; NW_KASLR_DELTA, the guest's _text less the linked one, in
+# (--sysmap; --kaslr-delta, the guest's _text less the linked one, in
 # hex), with a CPU also sampled on the kernel's int3 entry, trapping on an
 # int3 that memory no longer holds.
 set -u
+# shellcheck source=test/lib.sh
+. "$(dirname "$0")/../lib.sh"
+nw_no_old_env verdict.sh
+sysmap='' kaslr_delta=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--sysmap) sysmap=${2?--sysmap FILE}; shift 2 ;;
+	--kaslr-delta) kaslr_delta=${2?--kaslr-delta HEX}; shift 2 ;;
+	*) break ;;
+	esac
+done
 results=$1 dmesg=$2 timed_out=${3:-0} unstick=${4:-}
 np=$(grep -c '^ok ' "$results")
 nf=$(grep -c '^not ok ' "$results")
@@ -43,12 +54,12 @@ held_re='RIP: 0010:(\[<[0-9a-f]+>\][^[]*\[<[0-9a-f]+>\] )?[A-Za-z0-9_.]+\+0x0/'
 # line (none without a System.map)
 sampled_entries() {
 	local a
-	[ -n "${NW_SYSMAP:-}" ] && [ -f "$NW_SYSMAP" ] || return 0
+	[ -n "$sysmap" ] && [ -f "$sysmap" ] || return 0
 	sed -n 's/^unstick: cpu [0-9,]* at 0x\([0-9a-f]*\):.*/\1/p' "$unstick" |
 		while read -r a; do
-			printf '%016x\n' $((16#$a - 16#${NW_KASLR_DELTA:-0}))
+			printf '%016x\n' $((16#$a - 16#${kaslr_delta:-0}))
 		done | sort -u |
-		join - <(awk '$2 ~ /^[tT]$/ { print $1, $3 }' "$NW_SYSMAP" | sort -k1,1) |
+		join - <(awk '$2 ~ /^[tT]$/ { print $1, $3 }' "$sysmap" | sort -k1,1) |
 		awk '{ print $2 }'
 }
 # Where a CPU was held: the kernel's report, else QEMU's samples (a
