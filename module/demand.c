@@ -225,6 +225,15 @@ void nw_demand_hold(void)
 	preempt_enable();
 }
 
+/**
+ * nw_demand_put() - a flagged request's submission has returned: let go of
+ * the demand set.
+ *
+ * Drops the hold taken by nw_demand_get(), nw_demand_get_wait() or
+ * nw_demand_hold() and notes the time for the idle timer, which takes the
+ * demand set out hook_idle_ms after the last put.  The count may go down on
+ * another CPU than the one it went up on.  Never sleeps.
+ */
 void nw_demand_put(void)
 {
 	/*

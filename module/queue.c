@@ -18,7 +18,20 @@ static bool nw_perbio_mq, nw_perbio_legacy;
 
 static bool (*nw_has_free_tags)(struct blk_mq_tags *tags);
 
-/* Set by the block layer's part (block.c) once its hooks are resolved. */
+/**
+ * nw_queue_setup() - record what the block layer's part could hook.
+ * @perbio_mq: a blk-mq queue's NOWAIT bios can get their tag without waiting
+ * @perbio_legacy: a legacy queue's NOWAIT bios can get their request without
+ *	waiting
+ * @has_free_tags: the kernel's blk_mq_has_free_tags(), or NULL where it was
+ *	not found
+ *
+ * Called from the block layer's part's setup (block.c, through
+ * nw_parts_setup()) with nw_hooks_mutex held: once its hooks are resolved,
+ * and again when a hook is dropped or distrusted.  Each @perbio_* is true
+ * only where the block device's own DIO completion and the allocation hook
+ * for that kind of queue are both usable.
+ */
 void nw_queue_setup(bool perbio_mq, bool perbio_legacy,
 		    bool (*has_free_tags)(struct blk_mq_tags *tags))
 {
@@ -27,18 +40,53 @@ void nw_queue_setup(bool perbio_mq, bool perbio_legacy,
 	nw_has_free_tags = has_free_tags;
 }
 
+/**
+ * nw_perbio_nowait() - does a NOWAIT raw block-device write's bio get its
+ * request or tag on @q without waiting?
+ * @q: the block device's queue
+ *
+ * Where it can, the NOWAIT write's one bio allocates its request or tag
+ * without waiting (block.c) and a failure reaches the caller as EAGAIN with
+ * nothing written; where it cannot, the free request or tag is looked for
+ * before the write is issued (nw_queue_has_room()).
+ *
+ * Return: true when the allocation hook for @q's kind of queue (blk-mq or
+ * legacy) is usable, as recorded by nw_queue_setup().
+ */
 bool nw_perbio_nowait(struct request_queue *q)
 {
 	return q->mq_ops ? nw_perbio_mq : nw_perbio_legacy;
 }
 
-/* A make_request-based (stacked) queue: dm, md, and the like. */
+/**
+ * nw_queue_is_stacked() - is @q a make_request-based (stacked) queue?
+ * @q: a device's queue
+ *
+ * Such a queue (dm, md and the like) has neither a request_fn nor mq_ops,
+ * so there is no request or tag of its own to look at; the write path
+ * refuses a NOWAIT write to it with EOPNOTSUPP (write.c), as the 4.13
+ * series did.
+ *
+ * Return: true for a stacked queue.
+ */
 bool nw_queue_is_stacked(struct request_queue *q)
 {
 	return !q->request_fn && !q->mq_ops;
 }
 
-/* Does the queue have a free request or tag for a write right now? */
+/**
+ * nw_queue_has_room() - has @q a free request or tag for a write right now?
+ * @q: a device's queue
+ *
+ * On blk-mq, the hardware context mapped to the current CPU is asked: its
+ * scheduler tags when the queue has an elevator and blk_mq_has_free_tags()
+ * was found, its driver tags otherwise.  On a legacy queue, the root
+ * request list's count of synchronous requests against nr_requests.  A
+ * snapshot, taken without a lock: another request may take the last one a
+ * moment later.  Does not sleep.
+ *
+ * Return: true when one is free, and always for a stacked queue.
+ */
 bool nw_queue_has_room(struct request_queue *q)
 {
 	if (q->mq_ops) {
@@ -79,11 +127,19 @@ static unsigned long nw_iter_data_segs(struct iov_iter *from)
 	return n;
 }
 
-/*
- * Can this raw block-device write at @pos go as one bio the queue will not
- * split?  One segment with data, within max_segments, BIO_MAX_PAGES and
- * the sectors the queue takes there (max_sectors, a chunk boundary).  A
- * second bio could be refused after the first was written.
+/**
+ * nw_blkdev_single_bio() - will a raw block-device write go as one bio?
+ * @q: the block device's queue
+ * @from: the data of the write
+ * @pos: where it writes, in bytes
+ *
+ * The write must have one segment with data and fit max_segments,
+ * BIO_MAX_PAGES and the sectors the queue takes at @pos (max_sectors, a
+ * chunk boundary), so that the queue does not split it.  A NOWAIT write is
+ * allowed only one bio: a second one could be refused after the first was
+ * written.
+ *
+ * Return: true when the write fits one bio.
  */
 bool nw_blkdev_single_bio(struct request_queue *q, struct iov_iter *from,
 			  loff_t pos)

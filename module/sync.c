@@ -82,16 +82,22 @@ static int nw_sync_written(struct kiocb *req, struct nw_sync_req *s, long res,
 	return vfs_fsync_range(req->ki_filp, start, end, s->datasync);
 }
 
-/*
- * Must the module carry this write's RWF_DSYNC/RWF_SYNC itself?  Before
- * 4.7 the kernel has no per-request sync flag at all: always.  From 4.7,
- * for an asynchronous direct write to a regular file, or to a raw block
- * device before 4.10: its completion may run in interrupt context
+/**
+ * nw_sync_by_module() - must the module carry this write's RWF_DSYNC or
+ * RWF_SYNC itself?
+ * @req: a write with RWF_DSYNC or RWF_SYNC
+ *
+ * Before 4.7 the kernel has no per-request sync flag at all: always.  From
+ * 4.7, for an asynchronous direct write to a regular file, or to a raw
+ * block device before 4.10: its completion may run in interrupt context
  * (fs/direct-io.c: ext4, btrfs, XFS and raw block devices before 4.10),
  * where generic_write_sync() would sleep (on 4.9: "kernel BUG at
- * kernel/irq_work.c"), so the module syncs it
- * from the workqueue; if it completes at once instead, the write_iter hook
- * syncs it in the caller's context (nw_deferred_sync_finish()).
+ * kernel/irq_work.c"), so the module syncs it from the workqueue; if it
+ * completes at once instead, the write_iter hook syncs it in the caller's
+ * context (nw_deferred_sync_finish()).
+ *
+ * Return: true when the module must sync it (nw_defer_sync()), false when
+ * the kernel's IOCB_DSYNC does.
  */
 bool nw_sync_by_module(struct kiocb *req)
 {
@@ -104,7 +110,15 @@ bool nw_sync_by_module(struct kiocb *req)
 	return S_ISREG(mode) || (S_ISBLK(mode) && NW_BLKDEV_DIO_GENERIC);
 }
 
-/* Can it?  Only where it hooks the file's write_iter. */
+/**
+ * nw_can_defer_sync() - can the module carry @req's sync itself?
+ * @req: a write nw_sync_by_module() said the module must sync
+ *
+ * Only where a part hooks the file's write_iter: a request that completes
+ * within it is synced there (nw_deferred_sync_finish()).
+ *
+ * Return: true when a filesystem part hooks the writes to @req's file.
+ */
 bool nw_can_defer_sync(struct kiocb *req)
 {
 	return nw_fs_write_hooked(file_inode(req->ki_filp));
@@ -186,10 +200,26 @@ static void nw_sync_complete(struct kiocb *req, long res, long res2)
 }
 #endif
 
-/*
- * Take over @req's completion; false (nothing changed) when there is no
- * memory: without reclaim for a NOWAIT request (@nowait), which then gets
- * EAGAIN instead of ENOMEM.
+/**
+ * nw_defer_sync() - take over @req's completion, to sync the written range
+ * before it.
+ * @req: an asynchronous write the module syncs (nw_sync_by_module(),
+ *	nw_can_defer_sync())
+ * @datasync: true for RWF_DSYNC (the data only), false for RWF_SYNC
+ * @nowait: @req is a NOWAIT request: its memory is taken without reclaim
+ *
+ * Called before the kernel runs the request.  From then on, its completion
+ * (its ki_complete, or the aio_complete() hook where it has none) queues it
+ * on the module's workqueue, which syncs the bytes written and then
+ * completes it.  Two other ends give it back: nw_deferred_sync_finish()
+ * when its write_iter finishes it at once, nw_defer_sync_cancel() when it
+ * fails before it is queued.  Until one of the three, the request counts as
+ * a task in module code (nw_enter()) and, with the aio_complete() hook,
+ * holds the demand set.  @req gets NW_IOCB_DSYNC_DEFERRED.  May sleep
+ * unless @nowait.
+ *
+ * Return: true when taken over; false (nothing changed) when there is no
+ * memory, for which a NOWAIT request gets EAGAIN instead of ENOMEM.
  */
 bool nw_defer_sync(struct kiocb *req, bool datasync, bool nowait)
 {
@@ -230,10 +260,20 @@ static struct nw_sync_req *nw_sync_take(struct kiocb *req)
 	return found;
 }
 
-/*
- * ->write_iter finished the request itself (bytes or an error, not
- * -EIOCBQUEUED): aio_ret() will complete it directly, bypassing
- * ki_complete, so sync here, in the caller's context, and let go of it.
+/**
+ * nw_deferred_sync_finish() - sync a taken-over request that ->write_iter
+ * finished itself.
+ * @req: a request nw_defer_sync() took over
+ * @ret: what ->write_iter returned: bytes or an error, not -EIOCBQUEUED
+ *
+ * aio_ret() will complete such a request directly, bypassing ki_complete,
+ * so the written range is synced here, in the caller's context, and the
+ * request is given back.  Where completions go through the aio_complete()
+ * hook, that hook syncs it as any other, and nothing is done here.  May
+ * sleep.
+ *
+ * Return: @ret, or the sync's error when bytes were written and their sync
+ * failed.
  */
 ssize_t nw_deferred_sync_finish(struct kiocb *req, ssize_t ret)
 {
@@ -257,7 +297,16 @@ ssize_t nw_deferred_sync_finish(struct kiocb *req, ssize_t ret)
 	return ret;
 }
 
-/* The request failed before it was queued: it will never complete. */
+/**
+ * nw_defer_sync_cancel() - give back a taken-over request that failed before
+ * it was queued.
+ * @req: a request nw_defer_sync() took over, or one whose write_iter has
+ *	already finished it (nw_deferred_sync_finish())
+ *
+ * Such a request never completes: its completion is restored, nothing is
+ * synced, and the holds nw_defer_sync() took are dropped.  A request no
+ * longer taken over only loses its NW_IOCB_DSYNC_DEFERRED.
+ */
 void nw_defer_sync_cancel(struct kiocb *req)
 {
 	struct nw_sync_req *s = nw_sync_take(req);
@@ -292,6 +341,14 @@ const struct nw_part nw_sync_part = {
 };
 #endif
 
+/**
+ * nw_sync_init() - at load: the workqueue the deferred syncs run on.
+ *
+ * It is WQ_MEM_RECLAIM: with a rescuer of its own, a sync can make
+ * progress under memory pressure.
+ *
+ * Return: 0, or -ENOMEM (also for fault_step).
+ */
 int nw_sync_init(void)
 {
 	if (nw_fault_at("alloc_workqueue"))
@@ -300,6 +357,13 @@ int nw_sync_init(void)
 	return nw_sync_wq ? 0 : -ENOMEM;
 }
 
+/**
+ * nw_sync_exit() - unload or a failed load: the workqueue goes.
+ *
+ * Called once no request is taken over any more (each one counts as a task
+ * in module code until it is completed); destroy_workqueue() waits for a
+ * work item that is still returning.
+ */
 void nw_sync_exit(void)
 {
 	destroy_workqueue(nw_sync_wq);

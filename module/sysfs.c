@@ -141,6 +141,10 @@ static size_t nw_hook_show(const struct nw_hook *h, char *buf, size_t len)
 /**
  * nw_hooks_show() - one "hook" line per hook of every part (resolved helpers
  * left out).
+ * @buf: the features text being written
+ * @len: room left in @buf
+ *
+ * Return: the bytes written.
  */
 size_t nw_hooks_show(char *buf, size_t len)
 {
@@ -197,6 +201,12 @@ static size_t nw_owner_show(const struct nw_part *p, char *buf, size_t len)
 
 /**
  * nw_owners_show() - one features line per filesystem part.
+ * @buf: the features text being written
+ * @len: room left in @buf
+ *
+ * Takes nw_hooks_mutex.
+ *
+ * Return: the bytes written.
  */
 size_t nw_owners_show(char *buf, size_t len)
 {
@@ -259,6 +269,14 @@ static const struct attribute_group nw_group = {
 	.attrs = nw_attrs,
 };
 
+/**
+ * nw_sysfs_init() - at load: /sys/kernel/nowait_aio/ and its files.
+ *
+ * Before the hooks go in.  Each of the two steps can be made to fail with
+ * fault_step; a failure leaves nothing behind.
+ *
+ * Return: 0, or the errno of the step that failed.
+ */
 int nw_sysfs_init(void)
 {
 	int err;
@@ -278,6 +296,11 @@ int nw_sysfs_init(void)
 	return err;
 }
 
+/**
+ * nw_sysfs_exit() - unload or a failed load: /sys/kernel/nowait_aio/ goes.
+ *
+ * Does nothing when nw_sysfs_init() did not succeed.
+ */
 void nw_sysfs_exit(void)
 {
 	if (!nw_kobj)

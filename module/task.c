@@ -22,6 +22,16 @@ static struct nw_mark_bucket *nw_mark_bucket(struct nw_marks *m)
 	return &m->b[hash_ptr(current, NW_MARK_BITS)];
 }
 
+/**
+ * nw_mark_push() - note in @m that the current task is inside a step.
+ * @m: the set of marks
+ * @mark: the mark, on the caller's stack
+ *
+ * Until nw_mark_pop(), nw_mark_find() in the same task finds @mark (or a
+ * mark the task pushed later).  A caller can embed @mark at the start of a
+ * record of its own and get the record back from nw_mark_find().  Takes
+ * the task's bucket lock with interrupts off; does not sleep.
+ */
 void nw_mark_push(struct nw_marks *m, struct nw_mark *mark)
 {
 	struct nw_mark_bucket *b = nw_mark_bucket(m);
@@ -34,6 +44,14 @@ void nw_mark_push(struct nw_marks *m, struct nw_mark *mark)
 	spin_unlock_irqrestore(&b->lock, flags);
 }
 
+/**
+ * nw_mark_pop() - take the current task's @mark out of @m.
+ * @m: the set of marks
+ * @mark: a mark the current task pushed into @m
+ *
+ * Called by the task that pushed it, before the mark's stack frame is
+ * left.  Does not sleep.
+ */
 void nw_mark_pop(struct nw_marks *m, struct nw_mark *mark)
 {
 	struct nw_mark_bucket *b = nw_mark_bucket(m);
@@ -50,7 +68,17 @@ void nw_mark_pop(struct nw_marks *m, struct nw_mark *mark)
 	spin_unlock_irqrestore(&b->lock, flags);
 }
 
-/* The current task's mark, or NULL. */
+/**
+ * nw_mark_find() - the current task's mark in @m.
+ * @m: the set of marks
+ *
+ * A task without a mark in a bucket that holds none reads one line and
+ * takes no lock; otherwise the bucket is searched under its lock, with
+ * interrupts off.  Does not sleep.
+ *
+ * Return: the mark the current task pushed last, or NULL when it has none
+ * in @m.
+ */
 struct nw_mark *nw_mark_find(struct nw_marks *m)
 {
 	struct nw_mark_bucket *b = nw_mark_bucket(m);

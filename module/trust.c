@@ -84,7 +84,22 @@ static noinline notrace bool nw_distrust(struct nw_hook *h, int bad)
 	return false;
 }
 
-/* From @h's ftrace callback: may its wrapper have this call? */
+/**
+ * nw_hook_trusts() - may @h's wrapper have this call?
+ * @h: the hook whose function is being called
+ * @regs: the registers of the call
+ *
+ * Each argument up to the last checked one (nw_hook_trust_init()) must fit
+ * the kind its NW_ARGS says.  The first call that does not fit sets
+ * h->bad_arg, which sends every later call to the kernel's own function
+ * too; for a required hook it also turns RWF_NOWAIT off (nw_distrusted).
+ * dmesg and the parts' setup then hear of it from a work item.  Called from
+ * @h's ftrace callback on every call of its function: takes no lock, does
+ * not sleep, and is not traced.
+ *
+ * Return: true to send the call to the wrapper, false to leave it to the
+ * kernel's function with its registers untouched.
+ */
 notrace bool nw_hook_trusts(struct nw_hook *h, const struct pt_regs *regs)
 {
 	unsigned int i;
@@ -99,7 +114,15 @@ notrace bool nw_hook_trusts(struct nw_hook *h, const struct pt_regs *regs)
 	return true;
 }
 
-/* At resolve time: how far to look, and does distrust_test= name @h? */
+/**
+ * nw_hook_trust_init() - set up the argument checks of @h.
+ * @h: a hook being resolved
+ *
+ * Called when @h is resolved (nw_hook_resolve_one()): how many of its
+ * arguments nw_hook_trusts() looks at (up to the last one that is
+ * checked), and whether distrust_test= names it, which makes the first call
+ * of a hook with a wrapper count as one that does not fit.
+ */
 void nw_hook_trust_init(struct nw_hook *h)
 {
 	unsigned int i;
@@ -112,7 +135,17 @@ void nw_hook_trust_init(struct nw_hook *h)
 			   !strcmp(nw_distrust_test, h->name);
 }
 
-/* Why @h is not trusted, for dmesg and features; 0 when it is. */
+/**
+ * nw_distrust_why() - why @h is not trusted, for dmesg and features.
+ * @h: a hook
+ * @buf: where the text goes
+ * @len: room in @buf
+ *
+ * The argument that did not fit and what it should have been, or that
+ * distrust_test= named the hook.  No newline.
+ *
+ * Return: the bytes written; 0 when @h is trusted.
+ */
 size_t nw_distrust_why(const struct nw_hook *h, char *buf, size_t len)
 {
 	int bad = READ_ONCE(h->bad_arg);
@@ -156,7 +189,13 @@ static void nw_distrust_work_fn(struct work_struct *work)
 	mutex_unlock(&nw_hooks_mutex);
 }
 
-/* Unload or a failed load, once no callback can run any more. */
+/**
+ * nw_trust_exit() - unload or a failed load: wait for the report of a
+ * distrusted hook.
+ *
+ * Called once no ftrace callback can run any more, so none can queue the
+ * work again; a pending run is cancelled, a running one waited for.
+ */
 void nw_trust_exit(void)
 {
 	cancel_work_sync(&nw_distrust_work);

@@ -64,18 +64,28 @@ static loff_t nw_extent_in_place(const struct fiemap_extent *e, loff_t cur,
 	return max_t(loff_t, cur, e->fe_logical + e->fe_length);
 }
 
-/*
- * Ask the filesystem for the extents of [pos, pos + len) through its fiemap
+/**
+ * nw_range_in_place() - can a direct write to [@pos, @pos + @len) go ahead
+ * without allocating?
+ * @inode: the file's inode
+ * @pos: the write's first byte
+ * @len: its length in bytes
+ * @written_ok: written extents count as in place (btrfs: only with
+ *	NODATACOW)
+ * @unwritten_ok: unwritten (preallocated) extents count as in place
+ *
+ * Asks the filesystem for the extents of the range through its fiemap
  * method (the FIEMAP ioctl's; a public interface, unlike the filesystems'
- * private block maps) and decide whether a direct write there can go ahead
- * without allocating: the range is covered without holes by extents that
- * are not delayed, inline, encoded or shared, and unwritten (preallocated)
- * ones only where @unwritten_ok.  Written extents count only if
- * @written_ok (btrfs writes in place only with NODATACOW).  Anything the
- * answer does not cover (more than 16 extents, an error) counts as "no".
- * Only the write's own range is asked for: btrfs locks the queried range
- * for the whole walk, and a NOWAIT write must not wait on locks past it.
- * The extents go to the stack, a few per call: nothing is allocated.
+ * private block maps).  The range must be covered without holes by
+ * extents that are not delayed, inline, encoded or shared, and are written
+ * or unwritten as @written_ok and @unwritten_ok allow.  Anything the answer
+ * does not cover (more than 16 extents, an error) counts as "no".  Only
+ * the write's own range is asked for: btrfs locks the queried range for
+ * the whole walk, and a NOWAIT write must not wait on locks past it.  The
+ * extents go to the stack, a few per call: nothing is allocated.
+ *
+ * Return: true when the write can go ahead in place; false also for a file
+ * without fiemap, an empty range, or @pos at or past s_maxbytes.
  */
 bool nw_range_in_place(struct inode *inode, loff_t pos, size_t len,
 		       bool written_ok, bool unwritten_ok)
@@ -104,11 +114,21 @@ bool nw_range_in_place(struct inode *inode, loff_t pos, size_t len,
 	return false;
 }
 
-/*
- * Where in [pos, pos + len) the first extent that a direct read cannot
- * take lies (compressed or otherwise encoded, inline: btrfs reads those
- * through the page cache), or -1 where the answer covers none (16 extents
- * at the most are asked; past them, none is assumed).
+/**
+ * nw_range_first_encoded() - where a direct read of [@pos, @pos + @len) meets
+ * an extent it cannot take.
+ * @inode: the file's inode
+ * @pos: the read's first byte
+ * @len: its length in bytes
+ *
+ * Such an extent is compressed or otherwise encoded, or inline: btrfs
+ * reads those through the page cache.  Asked through the filesystem's
+ * fiemap method, for the read's range only, 16 extents at the most; past
+ * them, none is assumed.  Nothing is allocated.
+ *
+ * Return: the byte where the first such extent starts (@pos when the range
+ * starts inside it), or -1 when the answer shows none, on an error, and for
+ * a file without fiemap or an empty range.
  */
 loff_t nw_range_first_encoded(struct inode *inode, loff_t pos, size_t len)
 {
@@ -134,6 +154,17 @@ loff_t nw_range_first_encoded(struct inode *inode, loff_t pos, size_t len)
 	return -1;
 }
 
+/**
+ * nw_write_lock_excl() - the lock test of ext4 and btrfs.
+ * @w: the write being checked
+ *
+ * Is the inode lock free for an exclusive taker right now?  It is tried
+ * and, when taken, dropped at once; the filesystem takes it itself later.
+ * Does not sleep.
+ *
+ * Return: 0 when it is free, -EAGAIN (counted as eagain_lock) when it is
+ * held.
+ */
 int nw_write_lock_excl(struct nw_write *w)
 {
 	return nw_inode_lock_free_excl(w->inode) ? 0 :
@@ -231,7 +262,22 @@ static int nw_write_checks(struct kiocb *iocb, struct iov_iter *from,
 }
 
 #if NW_IOVEC_FOPS
-/* (write.h) */
+/**
+ * nw_rw_call_nomem() - call a file's aio_read or aio_write original with the
+ * bytes of @it.
+ * @fn: the original
+ * @iocb: the request
+ * @it: the bytes: the iovec array NW_RW_HOOK() built, possibly truncated by
+ *	the checks
+ * @nomem: what to return when there is no memory for a copy of the array
+ *
+ * Before 3.16 a file's reads and writes take iovecs.  @fn gets @it's whole
+ * array, at @iocb's ki_pos, when @it still holds all of its bytes, and no
+ * segment when it holds none; otherwise a copy cut to @it's count, on the
+ * stack up to UIO_FASTIOV segments and allocated without reclaim past that.
+ *
+ * Return: what @fn returned, or @nomem.
+ */
 ssize_t nw_rw_call_nomem(nw_rw_fn fn, struct kiocb *iocb, struct iov_iter *it,
 			 ssize_t nomem)
 {
@@ -260,6 +306,25 @@ ssize_t nw_rw_call_nomem(nw_rw_fn fn, struct kiocb *iocb, struct iov_iter *it,
 }
 #endif
 
+/**
+ * nw_write_iter() - the write_iter of every filesystem and block-device part.
+ * @iocb: the request
+ * @from: its data
+ * @ops: the part's own checks
+ * @orig: the kernel's write_iter (aio_write before 3.16) the part hooks
+ *
+ * A request with neither NW_IOCB_NOWAIT nor a deferred sync goes straight
+ * to @orig.  A NOWAIT one is checked first, in the order of 4.14's write
+ * paths with @ops's answers, and refused where 4.14 refuses it, before
+ * anything is written.  A request whose sync the module carries
+ * (nw_defer_sync()) and that ends without being queued (not -EIOCBQUEUED)
+ * is synced and given back here (nw_deferred_sync_finish()); a queued one
+ * is not touched again, as it may be complete and freed already.  Called
+ * from the part's write_iter hook.
+ *
+ * Return: what @orig returned, the errno the write is refused with, or the
+ * error of the deferred sync.
+ */
 ssize_t nw_write_iter(struct kiocb *iocb, struct iov_iter *from,
 		      const struct nw_fs_ops *ops, nw_rw_fn orig)
 {

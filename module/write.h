@@ -46,16 +46,12 @@ struct nw_fs_ops {
 /* The lock test of ext4 and btrfs: the inode lock free, exclusive. */
 int nw_write_lock_excl(struct nw_write *w);
 
-/*
- * Call a file's read or write original @fn with the bytes of @it.  Before
- * 3.16 that is an aio_read/aio_write taking iovecs: @it's whole array, as
- * NW_RW_HOOK() built it, or a copy shortened to its count when the checks
- * truncated it; without memory for the copy, @nomem.
- */
+/* Call a file's read or write original @fn with the bytes of @it. */
 #if NW_IOVEC_FOPS
 ssize_t nw_rw_call_nomem(nw_rw_fn fn, struct kiocb *iocb, struct iov_iter *it,
 			 ssize_t nomem);
 #else
+/* From 3.16 @fn takes the iov_iter itself. */
 static inline ssize_t nw_rw_call_nomem(nw_rw_fn fn, struct kiocb *iocb,
 				       struct iov_iter *it, ssize_t nomem)
 {
