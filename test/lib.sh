@@ -98,11 +98,19 @@ nw_mode() {
 	[ "${3:-fs-first}" = module-first ] && m=$m-modfirst
 	echo "$m"
 }
-# nw_profile_get PROFILE VAR: a variable of test/vm/profiles/PROFILE.env
+# nw_profile_file PROFILE: test/vm/profiles/PROFILE.env, or PROFILE when
+# it is a path (a profile file of that form elsewhere)
+nw_profile_file() {
+	local f=$nw_top/test/vm/profiles/$1.env
+	case $1 in */*) f=$1 ;; esac
+	[ -f "$f" ] && echo "$f"
+}
+# nw_profile_get PROFILE VAR: a variable of that profile (arg as it has it)
 nw_profile_get() {
 	(
+		f=$(nw_profile_file "$1") || exit 1
 		# shellcheck disable=SC1090
-		. "$nw_top/test/vm/profiles/$1.env" || exit 1
+		. "$f" || exit 1
 		printf '%s\n' "${!2}"
 	)
 }

@@ -5,7 +5,7 @@
 #   nw_bench_final BENCH_LINE SCALE_LINE
 #
 # prints "bench: <bench figures> <scale figures>"; without a scale line
-# (NW_BENCH_SCALE=0, or its boot failed) "smp_scaling_vs_native=skipped".
+# (run.sh --no-scale, or its boot failed) "smp_scaling_vs_native=skipped".
 nw_bench_final() {
 	local b=${1#bench: } s=${2#scale: }
 	[ -n "$2" ] || s="smp_scaling_vs_native=skipped"

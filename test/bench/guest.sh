@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # Guest side of `make bench`: three benchmarks side by side in one boot,
 # under QEMU's -icount (guest time counts instructions, so submit latency
-# repeats).  Per filesystem in $NW_BENCH_FS (default all):
+# repeats).  Per filesystem in the parameter fs (default all):
 #
 # 1. fio: a 32 MiB file of written blocks (btrfs: NODATACOW), 4 KiB random
 #    direct overwrites through libaio at queue depth 1 (no allocation, no
@@ -26,18 +26,30 @@
 # 4. /stall --submit: the submit path again, as medians of single
 #    io_submit calls (plain, module unloaded and loaded; NOWAIT), which
 #    leave out the interrupts and background work that move fio's means.
-#    NW_BENCH_SUBMIT=0 skips it; NW_BENCH_STALL=0 skips 2 and 3.
+#    submit=0 skips it; stall=0 skips 2 and 3.
 # 5. /sleeps: per filesystem, NOWAIT direct overwrites while a thread
 #    punches holes elsewhere in the file; NOWAIT reads of a compressed
 #    btrfs file; NOWAIT writes to a loop device over dirty cached pages:
-#    how many calls slept (test/bench/sleeps.c).  NW_BENCH_SLEEPS=0 skips.
+#    how many calls slept (test/bench/sleeps.c).  sleeps=0 skips.
 #
 # Last line: bench: stall_p99_vs_plain=.. stall_p99_vs_native=..
 # overhead_slat_ratio=.. refusal_cost_vs_native=.. nowait_sleeps_per_1000=..
 # nowait_cpu_vs_threadpool_nap=..; the *_vs_native figures need a native run
 # and come from the host (test/bench/compare.sh).
-[ -f /bench.env ] && . /bench.env
-[ "${NW_BENCH_FS:-all}" = all ] && NW_BENCH_FS="ext4 xfs btrfs"
+# The bench and scale profiles' parameters (test/vm/profiles/bench.env,
+# run.sh --set KEY=VALUE) are the set.<key> lines of /params; stall and
+# sleeps read theirs (rounds, stall_*, refusal_reps, spin, scale_*,
+# sleeps_calls) from their environment.
+param() { sed -n "s/^$1=//p" /params | tail -n 1; }
+knobs=$(sed -n 's/^set\.//p' /params)
+# shellcheck disable=SC2086
+stall() { env $knobs /stall "$@"; }
+# shellcheck disable=SC2086
+sleeps() { env $knobs /sleeps "$@"; }
+bench_fs=$(param set.fs | tr ',' ' ')
+[ "${bench_fs:-all}" = all ] && bench_fs="ext4 xfs btrfs"
+do_fio=$(param set.fio) do_submit=$(param set.submit) do_stall=$(param set.stall)
+do_sleeps=$(param set.sleeps) do_busy=$(param set.busy)
 
 # awk helpers of the tables below: med(key) of the values put(key, x);
 # root(x, n), the n-th root (busybox awk has no math)
@@ -69,13 +81,13 @@ function root(x, n,   y, i) {
 # per-request hooks in (init.sh sets hook_idle_ms=0).  Per fs and N, the
 # median over rounds of the aggregate submits per second of guest time,
 # and smp_scaling = rate at N / rate at 1; then per fs the cost of each
-# stall mode with a busy loop (NW_BENCH_BUSY=0 skips it); last line
+# stall mode with a busy loop (busy=0 skips it); last line
 #   bench-scale: smp_scaling_2=<x> smp_scaling_4=<y> nowait_cpu_vs_threadpool=<z>
 # (geometric means over filesystems).  The host compares two runs.
 # one scenario of test/bench/sleeps.c, then the module's counters so far
 # (which test refused); appends to $out
 sleeps_run() {
-	/sleeps "$@" 2>&1 | tee -a $out
+	sleeps "$@" 2>&1 | tee -a $out
 	[ -d /sys/kernel/nowait_aio ] || return 0
 	echo "# counters after sleeps $*: $(cd /sys/kernel/nowait_aio &&
 		grep . accepted eagain_* refused_* | tr '\n' ' ')" | tee -a $out
@@ -85,22 +97,23 @@ if [ "${1:-}" = scale ]; then
 	out=/tmp/scale.out
 	: >$out
 	echo "# scale: $(grep -c ^processor /proc/cpuinfo) vCPUs; module: $(grep '^demand ' /sys/kernel/nowait_aio/features 2>/dev/null || echo none)"
-	for fs in $(echo "$NW_BENCH_FS" | tr ',' ' '); do
-		/stall --scale /mnt/$fs $fs 2>&1 | tee -a $out
+	for fs in $bench_fs; do
+		stall --scale /mnt/$fs $fs 2>&1 | tee -a $out
 	done
 	# the busy loop's cost per request (stall.c: cost lines), here rather
 	# than under -icount: there its 16 requests in flight and eight
 	# workers stranded writeback I/O in the guest's queues (QEMU 7.2's
 	# single-threaded TCG, README "Testing"); only the cost lines count
-	for fs in $(echo "$NW_BENCH_FS" | tr ',' ' '); do
-		[ "${NW_BENCH_BUSY:-1}" = 0 ] && break
-		NW_STALL_THINK_US=0 NW_BENCH_SPIN=0 /stall --stall /mnt/$fs $fs 2>&1 |
+	for fs in $bench_fs; do
+		[ "${do_busy:-1}" = 0 ] && break
+		# shellcheck disable=SC2086
+		env $knobs stall_think_us=0 spin=0 /stall --stall /mnt/$fs $fs 2>&1 |
 			grep '^cost ' | tee -a $out
 	done
 	# the lock test's window (test/bench/sleeps.c --lock): it needs a
-	# second vCPU for a writer to slip in; NW_BENCH_SLEEPS=0 skips it
-	for fs in $(echo "$NW_BENCH_FS" | tr ',' ' '); do
-		[ "${NW_BENCH_SLEEPS:-1}" = 0 ] && break
+	# second vCPU for a writer to slip in; sleeps=0 skips it
+	for fs in $bench_fs; do
+		[ "${do_sleeps:-1}" = 0 ] && break
 		sleeps_run --lock /mnt/$fs $fs
 	done
 	awk "$stats_awk"'
@@ -169,12 +182,13 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro hostroot /host || { echo "bench:
 L=/host/lib/x86_64-linux-gnu:/host/usr/lib/x86_64-linux-gnu:/host/usr/lib/x86_64-linux-gnu/ceph
 FIO="/host/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 --library-path $L /host/usr/bin/fio"
 $FIO --version >/dev/null 2>&1 || { echo "bench: cannot run the host's fio: $($FIO --version 2>&1 | head -n 2)"; exit 1; }
-rounds=${NW_BENCH_ROUNDS:-3}
-# the module was loaded (NW_MODULE=1: the host found no native RWF_NOWAIT;
+rounds=$(param set.rounds)
+rounds=${rounds:-3}
+# the module was loaded (module=1: the host found no native RWF_NOWAIT;
 # on a native kernel it is "refuse", and the module is there only to be
 # refused)
 native=1
-[ "${NW_MODULE:-0}" = 1 ] && native=0
+[ "$(param module)" = 1 ] && native=0
 
 # fio terse v3: field 49 write IOPS, 53 write slat mean (usec)
 run() { # file, extra options
@@ -189,13 +203,11 @@ mean() { echo "$@" | tr ' ' '\n' | awk 'NF { s += $1; n++ } END { if (n) printf 
 spread() { echo "$@" | tr ' ' '\n' | awk 'NF { if (min == "" || $1 < min) min = $1; if ($1 > max) max = $1 } END { printf "%.0f-%.0f", min, max }'; }
 
 all_over="" all_nw=""
-# a list on the kernel command line is comma-separated
-NW_BENCH_FS=$(echo "$NW_BENCH_FS" | tr ',' ' ')
-if [ "${NW_BENCH_FIO:-1}" = 0 ]; then
-	echo "# fio: skipped (NW_BENCH_FIO=0)"
+if [ "${do_fio:-1}" = 0 ]; then
+	echo "# fio: skipped (fio=0)"
 else
 	echo "# fs     round  slat_off(us) slat_on(us) slat_nowait(us)  iops_off iops_on iops_nowait"
-	for fs in $NW_BENCH_FS; do
+	for fs in $bench_fs; do
 		f=/mnt/$fs/bench.dat
 		rm -f $f
 		# fio's own layout would recreate the file (losing NODATACOW)
@@ -242,20 +254,20 @@ echo "# fio: overhead_slat_ratio=$overhead nowait_slat_ratio=$(mean $all_nw)"
 # --- the submit path by quantiles (the same question as fio's slat) ---
 # per round: plain submits with the module unloaded and loaded (only the
 # entry hooks in), then NOWAIT ones with the per-request hooks in; each
-# figure is a quantile of NW_REFUSAL_REPS io_submit calls: the minimum
+# figure is a quantile of refusal_reps io_submit calls: the minimum
 # (the path itself: under -icount the fastest calls take the same number
 # of instructions every time) and the median (the durations are bimodal,
 # a step of 2-3 us with or without the module, and the two groups change
 # size from round to round, so a median can land on either side)
 sub_q() { # fs, [nowait] -> "min median"
-	/stall --submit /mnt/$1 $1 $2 |
+	stall --submit /mnt/$1 $1 $2 |
 		sed -n 's/.*median_us=\([0-9.]*\) min_us=\([0-9.]*\).*/\2 \1/p'
 }
 all_min_on="" all_min_nw="" all_med_on="" all_med_nw=""
 k=/sys/kernel/nowait_aio
-if [ "${NW_BENCH_SUBMIT:-1}" != 0 ]; then
+if [ "${do_submit:-1}" != 0 ]; then
 	echo "# submit  fs     round  min/median_off(us) min/median_on(us) min/median_nowait(us)"
-	for fs in $NW_BENCH_FS; do
+	for fs in $bench_fs; do
 		po="" pn="" pw="" mo="" mn="" mw=""
 		for r in $(seq $rounds); do
 			o="- -"
@@ -263,8 +275,8 @@ if [ "${NW_BENCH_SUBMIT:-1}" != 0 ]; then
 				rmmod nowait_aio 2>/dev/null
 				o=$(sub_q $fs); set -- $o; po="$po $1" mo="$mo $2"
 				insmod /nowait_aio.ko
-				# a reload restores the switches: NW_SWITCHES again
-				for kv in $(echo "${NW_SWITCHES:-}" | tr ',' ' '); do
+				# a reload restores the switches: switches again
+				for kv in $(param switches | tr ',' ' '); do
 					echo "${kv#*=}" > "$k/${kv%%=*}"
 				done
 			fi
@@ -295,18 +307,18 @@ out=/tmp/bench.out
 dumps=/tmp/stall-dump
 : >$out
 mkdir -p $dumps
-for fs in $NW_BENCH_FS; do
-	[ "${NW_BENCH_STALL:-1}" = 0 ] && break
-	/stall --stall /mnt/$fs $fs --dump $dumps 2>&1 | tee -a $out
-	/stall --refusal /mnt/$fs $fs 2>&1 | tee -a $out
+for fs in $bench_fs; do
+	[ "${do_stall:-1}" = 0 ] && break
+	stall --stall /mnt/$fs $fs --dump $dumps 2>&1 | tee -a $out
+	stall --refusal /mnt/$fs $fs 2>&1 | tee -a $out
 done
 # the sleep counts (test/bench/sleeps.c): NOWAIT calls that slept where
-# 4.14 refuses at once; NW_BENCH_SLEEPS=0 skips them
-if [ "${NW_BENCH_SLEEPS:-1}" != 0 ]; then
-	for fs in $NW_BENCH_FS; do
+# 4.14 refuses at once; sleeps=0 skips them
+if [ "${do_sleeps:-1}" != 0 ]; then
+	for fs in $bench_fs; do
 		sleeps_run --punch /mnt/$fs $fs
 	done
-	case " $NW_BENCH_FS " in *" btrfs "*)
+	case " $bench_fs " in *" btrfs "*)
 		sleeps_run --compressed /mnt/btrfs ;;
 	esac
 	modprobe loop 2>/dev/null

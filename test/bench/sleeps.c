@@ -31,7 +31,7 @@
  * where slept counts the calls during which the loop thread slept (its
  * voluntary context switches, getrusage(RUSAGE_THREAD), read just
  * outside io_submit), and slept_eagain those of them that were refused.
- * A count, not a time: 4.14 has 0 where it refuses.  NW_SLEEPS_CALLS
+ * A count, not a time: 4.14 has 0 where it refuses.  sleeps_calls
  * (2000) calls per scenario.
  */
 #define _GNU_SOURCE
@@ -169,8 +169,8 @@ static void one(io_context_t ctx, int fd, int opcode, void *buf, off_t off,
 
 static void loop(int fd, int opcode, const char *scenario, const char *fs)
 {
-	long calls = getenv("NW_SLEEPS_CALLS") ?
-		     atol(getenv("NW_SLEEPS_CALLS")) : 2000;
+	long calls = getenv("sleeps_calls") ?
+		     atol(getenv("sleeps_calls")) : 2000;
 	char *buf = xalloc(BS, 0x5a);
 	struct counts n = { 0 };
 	io_context_t ctx = 0;

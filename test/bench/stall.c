@@ -7,11 +7,11 @@
  *   stall --submit DIR FS [nowait]
  *   stall --scale DIR FS
  *
- * --stall: one loop thread submits 4 KiB O_DIRECT writes to NW_STALL_FILES
+ * --stall: one loop thread submits 4 KiB O_DIRECT writes to stall_files
  * files in DIR (stall0.dat, stall1.dat, ...), a mix of overwrites of
  * written blocks (never need to allocate) and allocating appends at EOF,
  * files picked at random, at most QD requests in flight (QD / files per
- * file; a pick whose file is full takes the next file), NW_STALL_THINK_US
+ * file; a pick whose file is full takes the next file), stall_think_us
  * of sleep after each submit (the loop's other work, waiting for events).
  * Meanwhile two holder threads rewrite a region of stall0.dat, the SAME
  * file the loop writes, with back-to-back buffered pwrite()s of 16 and
@@ -38,11 +38,11 @@
  * generator (same seed) on the same file layout, reset between runs.  With
  * --dump, each round's per-submit durations go to DUMPDIR/stall-F-M-rR.txt.
  *
- * The loop and its worker threads run SCHED_FIFO (NW_STALL_SCHED=fifo,
+ * The loop and its worker threads run SCHED_FIFO (stall_sched=fifo,
  * the default), the holders and the dirtier SCHED_OTHER: with one vCPU
  * this stands for "the event loop has a core of its own", so a submit's
  * duration is the time it waits in the kernel, not the time the
- * antagonists spend on the CPU.  NW_STALL_SCHED=other runs all alike.
+ * antagonists spend on the CPU.  stall_sched=other runs all alike.
  *
  * --refusal: NOWAIT direct writes into a hole of a sparse file (refused
  * with EAGAIN, in the event or by io_submit) alternated with NOWAIT
@@ -50,10 +50,11 @@
  *   refusal fs=F eagain_submit_us=.. overwrite_submit_us=.. ratio=.. ...
  * (means of the io_submit durations, then medians and counts).
  *
- * Environment: NW_BENCH_ROUNDS (3), NW_STALL_MS (guest ms per mode and
- * round, 2000), NW_STALL_FILES (4), NW_STALL_QD (16), NW_STALL_WORKERS (8),
- * NW_STALL_APPEND_PCT (12), NW_STALL_THINK_US (100), NW_STALL_SEED,
- * NW_STALL_SCHED (fifo|other), NW_REFUSAL_REPS (2000), NW_BENCH_SPIN (1: a
+ * Environment (the bench and scale profiles' parameters, test/bench/guest.sh
+ * passes them: test/vm/profiles/bench.env): rounds (3), stall_ms (guest ms per mode and
+ * round, 2000), stall_files (4), stall_qd (16), stall_workers (8),
+ * stall_append_pct (12), stall_think_us (100), stall_seed,
+ * stall_sched (fifo|other), refusal_reps (2000), spin (1: a
  * SCHED_IDLE thread keeps the vCPU from idling, see spinner()).
  */
 #define _GNU_SOURCE
@@ -973,7 +974,7 @@ static int refusal(const struct cfg *c)
 /* ---- the submit path: one kind of request, many times ---- */
 
 /*
- * --submit: NW_REFUSAL_REPS direct 4 KiB overwrites of written blocks, one
+ * --submit: refusal_reps direct 4 KiB overwrites of written blocks, one
  * at a time, without flags (or with RWF_NOWAIT given "nowait"); prints the
  * median, the minimum, the 10th percentile and the mean of the io_submit
  * durations.  Under -icount the fastest calls run the same instructions
@@ -1035,8 +1036,8 @@ static int submit_path(const struct cfg *c, int nowait)
  * --scale: N event loops, one thread per vCPU (thread i pinned to CPU i mod
  * the CPUs online), each writing 4 KiB RWF_NOWAIT direct overwrites to a
  * file of its own at queue depth 4 (io_submit one iocb at a time, then
- * io_getevents for at least one), for NW_SCALE_MS of guest time; for N in
- * NW_SCALE_THREADS ("1 2 4"), NW_SCALE_ROUNDS (5) rounds each, N
+ * io_getevents for at least one), for scale_ms of guest time; for N in
+ * scale_threads ("1 2 4"), scale_rounds (5) rounds each, N
  * alternating within a round.  Prints per N and round
  *   scale fs=F threads=N round=R submits=S secs=T rate=S/T eagain=E
  * (submits: iocbs io_submit took; eagain: refusals, in the event or by
@@ -1153,9 +1154,9 @@ static void scale_once(const struct cfg *c, int *fds, int n, int round,
 
 static int scale(const struct cfg *c)
 {
-	const char *list = getenv("NW_SCALE_THREADS");
-	int rounds = env_int("NW_SCALE_ROUNDS", 5);
-	int ms = env_int("NW_SCALE_MS", 2000);
+	const char *list = getenv("scale_threads");
+	int rounds = env_int("scale_rounds", 5);
+	int ms = env_int("scale_ms", 2000);
 	int ns[8], nn = 0, fds[SCALE_MAX], maxn = 0, i, r;
 	char name[32], *dup, *tok, *save;
 
@@ -1231,16 +1232,16 @@ int main(int argc, char **argv)
 	c.fs = argv[3];
 	if (argc >= 6 && !strcmp(argv[4], "--dump"))
 		c.dump = argv[5];
-	c.rounds = env_int("NW_BENCH_ROUNDS", 3);
-	c.ms = env_int("NW_STALL_MS", 2000);
-	c.files = env_int("NW_STALL_FILES", 4);
-	c.qd = env_int("NW_STALL_QD", 16);
-	c.workers = env_int("NW_STALL_WORKERS", 8);
-	c.append_pct = env_int("NW_STALL_APPEND_PCT", 12);
-	c.think_us = env_int("NW_STALL_THINK_US", 100);
-	c.reps = env_int("NW_REFUSAL_REPS", 2000);
-	c.seed = (uint64_t)env_int("NW_STALL_SEED", 20170704) | 1;
-	s = getenv("NW_STALL_SCHED");
+	c.rounds = env_int("rounds", 3);
+	c.ms = env_int("stall_ms", 2000);
+	c.files = env_int("stall_files", 4);
+	c.qd = env_int("stall_qd", 16);
+	c.workers = env_int("stall_workers", 8);
+	c.append_pct = env_int("stall_append_pct", 12);
+	c.think_us = env_int("stall_think_us", 100);
+	c.reps = env_int("refusal_reps", 2000);
+	c.seed = (uint64_t)env_int("stall_seed", 20170704) | 1;
+	s = getenv("stall_sched");
 	c.fifo = !s || strcmp(s, "other");
 	if (c.rounds < 1 || c.ms < 1 || c.reps < 1 || c.workers < 1)
 		usage();
@@ -1259,7 +1260,7 @@ int main(int argc, char **argv)
 		usage();
 	if (!strcmp(argv[1], "--scale"))
 		return scale(&c);	/* plain TCG: no spinner, every vCPU busy */
-	if (env_int("NW_BENCH_SPIN", 1) && pthread_create(&spin, NULL, spinner,
+	if (env_int("spin", 1) && pthread_create(&spin, NULL, spinner,
 							  NULL) == 0) {
 		spinning = 1;
 		spin_th = spin;

@@ -4,9 +4,10 @@
 # test/field/root.sh (/dev/vdd), on one filesystem: its test device is the
 # run's image of that filesystem (vda ext4, vdb xfs, vdc btrfs), its
 # scratch device /dev/vde.
-#   NW_ARG xfstests:FS:TESTS  TESTS comma-separated test names
+# Its argument (run.sh --arg):
+#   xfstests:FS:TESTS         TESTS comma-separated test names
 #                             (generic/198) or group names (-g,aio)
-#   NW_ARG ltp:FS:TAGS        TAGS comma-separated tags of
+#   ltp:FS:TAGS               TAGS comma-separated tags of
 #                             /opt/ltp/runtest/nowait or shell patterns of
 #                             them (io_submit*, ADSP00?), "all" for every
 #                             line; the temporary files on the test

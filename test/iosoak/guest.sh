@@ -1,11 +1,11 @@
 #!/bin/busybox sh
-# Guest side of the I/O soak (test/vm/run.sh --profile iosoak; init runs it
-# with NW_PROFILE=iosoak NW_ARG=<secs>).  Plain I/O on the three test filesystems (ioload)
+# Guest side of the I/O soak (test/vm/run.sh --profile iosoak --arg <secs>;
+# init runs it with that argument).  Plain I/O on the three test filesystems (ioload)
 # while each disk's nr_requests goes from 4 to its default and back, as the
 # block.busy cases do.  A watcher reads /sys/block/vd?/stat every 2 s: a disk
 # with requests in flight and no completion for 30 s has stalled; it writes
 # /tmp/stall, and init's hang watcher dumps the state and crashes the VM.
-# NW_ARG=<secs>[:fixed][:trace][:ftrace]: "fixed" leaves nr_requests
+# The argument <secs>[:fixed][:trace][:ftrace]: "fixed" leaves nr_requests
 # alone; "trace" traces every request with kprobes (which hides the stall:
 # no stall in 8 traced runs against 2 in 2 untraced ones); "ftrace" turns
 # the function tracer on and off, for the first half of the soak, on the

@@ -1,6 +1,6 @@
 #!/bin/busybox sh
 # Guest side of `make stress` (run by init in the profiles stress, with
-# NW_ARG=<secs>, and stress-verify: test/vm/profiles/).
+# the argument <secs> and the mode, and stress-verify: test/vm/profiles/).
 #
 # <secs>: nwstress runs for <secs> seconds while this script unloads and
 # reloads nowait_aio every second or two and flips its switches; then the

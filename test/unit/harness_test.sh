@@ -77,23 +77,82 @@ run_opts() {
 	bash "$r" --help 2>&1 | grep -q -- '--module-ko FILE'
 }
 t harness.run-options run_opts
-# every profile sets what run.sh reads, the guest knows its mode, and no
-# two profiles share a folder
+# every profile passes run.sh's own checks (--dry-run: no VM), and no two
+# profiles share a folder
 profiles() {
-	local f p v
+	local f p
 	for f in "$top"/test/vm/profiles/*.env; do
 		p=$(basename "$f" .env)
-		for v in guest smp maxcpus timeout bench icount; do
-			[ -n "$(nw_profile_get "$p" $v)" ] || { echo "$p: no $v"; return 1; }
-		done
-		v=$(nw_profile_get "$p" guest)
-		[ "$v" = suite ] || grep -q "^$v)" "$top/test/vm/init.sh" ||
-			{ echo "$p: init.sh has no case $v"; return 1; }
+		bash "$top/test/vm/run.sh" --dry-run --out "$tmp/vmout" --kernel 4.12.0 --profile "$p" \
+			>"$tmp/prof" 2>&1 || { echo "$p: $(cat "$tmp/prof")"; return 1; }
+		grep -q "^run=." "$tmp/prof" || { echo "$p: no run= in /params"; return 1; }
 		nw_profile_get "$p" suffix
 	done | sort | uniq -d | grep . && return 1
 	return 0
 }
 t vm.profiles profiles
+# a made-up profile: one file (here outside the tree) is all it takes; its
+# fields reach the guest's /params, --set only takes its parameters, and
+# a wrong field is refused by name
+made_up() {
+	local r=$top/test/vm/run.sh
+	cat >"$tmp/toy.env" <<'PROFILE'
+arg=${arg:-7}
+smp=3
+maxcpus=4
+timeout=$((arg * 100))
+suffix=-toy
+icount=0
+hangcheck=0
+files="test/vm/suite.sh:toy.sh"
+programs=
+disks="scratch=1G"
+run='sh /toy.sh "$arg" "$module"'
+end=powercut
+params="speed=1 color=red"
+figures="sum:toy-run: last:toy: value:laps:toy-laps: count:lines:9p/toy.log:^x"
+PROFILE
+	bash "$r" --dry-run --out "$tmp/vmout" --profile "$tmp/toy.env" --arg 5 --set color=blue \
+		--kernel 4.12.0 --module --cases 'fs.*' >"$tmp/toy.out" 2>&1 || { cat "$tmp/toy.out"; return 1; }
+	grep -qx '# smp 3, maxcpus 4, timeout 500 s, icount 0, disks scratch=1G' "$tmp/toy.out" &&
+	grep -qx "# output in $tmp/vmout/4.12.0-module-toy" "$tmp/toy.out" &&
+	grep -qx 'module=1' "$tmp/toy.out" && grep -qx 'arg=5' "$tmp/toy.out" &&
+	grep -qx 'cases=fs.\*' "$tmp/toy.out" && grep -qx 'hangcheck=0' "$tmp/toy.out" &&
+	grep -qx 'end=powercut' "$tmp/toy.out" && grep -qx 'run=sh /toy.sh "$arg" "$module"' "$tmp/toy.out" &&
+	grep -qx 'set.speed=1' "$tmp/toy.out" && grep -qx 'set.color=blue' "$tmp/toy.out" || { cat "$tmp/toy.out"; return 1; }
+	! bash "$r" --dry-run --profile "$tmp/toy.env" --set size=2 --kernel 4.12.0 2>"$tmp/toy.err" &&
+		grep -q 'profile toy has no parameter size (its parameters: speed=1 color=red)' "$tmp/toy.err" || return 1
+	sed 's/^end=.*/end=reboot/' "$tmp/toy.env" >"$tmp/bad.env"
+	! bash "$r" --dry-run --profile "$tmp/bad.env" --kernel 4.12.0 2>"$tmp/toy.err" &&
+		grep -q "end is poweroff or powercut, not 'reboot'" "$tmp/toy.err" || return 1
+	sed 's/^figures=.*/figures="median:x"/' "$tmp/toy.env" >"$tmp/bad.env"
+	! bash "$r" --dry-run --profile "$tmp/bad.env" --kernel 4.12.0 2>"$tmp/toy.err" &&
+		grep -q "no figure kind 'median:x'" "$tmp/toy.err" || return 1
+	grep -v '^run=' "$tmp/toy.env" >"$tmp/bad.env"
+	! bash "$r" --dry-run --profile "$tmp/bad.env" --kernel 4.12.0 2>"$tmp/toy.err" &&
+		grep -q 'profile bad sets no run' "$tmp/toy.err"
+}
+t vm.profile-made-up made_up
+# the flags and the old positional form reach the guest's /params alike;
+# a native kernel's --module becomes "refuse"
+run_params() {
+	local r=$top/test/vm/run.sh nw_kernels=$tmp/kernels
+	export NOWAIT_KERNELS=$tmp/kernels
+	mkdir -p "$nw_kernels/4.14.67/include/config"
+	echo 4.14.67 >"$nw_kernels/4.14.67/include/config/kernel.release"
+	bash "$r" --dry-run --out "$tmp/vmout" 4.12.0 1 'interface.*' | grep -v '^#' >"$tmp/p1" &&
+	bash "$r" --dry-run --out "$tmp/vmout" --kernel 4.12.0 --module --cases 'interface.*' | grep -v '^#' >"$tmp/p2" &&
+	diff "$tmp/p1" "$tmp/p2" &&
+	bash "$r" --dry-run --out "$tmp/vmout" --kernel 4.12.0 --order module-first --smp 4 --switches a=1,b=2 \
+		--unload-cycles 7 --no-unstick --module >"$tmp/p3" &&
+	grep -qx 'order=module-first' "$tmp/p3" && grep -qx 'switches=a=1,b=2' "$tmp/p3" &&
+	grep -qx 'unload_cycles=7' "$tmp/p3" && grep -qx 'unstick=0' "$tmp/p3" &&
+	grep -q '^# smp 4, maxcpus 4,' "$tmp/p3" && grep -qx "# output in $tmp/vmout/4.12.0-module-modfirst" "$tmp/p3" &&
+	bash "$r" --dry-run --out "$tmp/vmout" --kernel 4.14.67 --module | grep -qx 'module=refuse' &&
+	bash "$r" --dry-run --out "$tmp/vmout" --kernel 4.12.0 --profile bench --set rounds=1 --set fs=ext4 >"$tmp/p4" &&
+	grep -qx 'set.rounds=1' "$tmp/p4" && grep -qx 'set.fs=ext4' "$tmp/p4" && grep -qx 'set.stall_ms=2000' "$tmp/p4"
+}
+t harness.run-params run_params
 
 # SERIES: dkms.conf is generated from it, and the README's table agrees
 dkms_current() { nw_dkms_conf "$top/dkms.conf" | diff "$top/dkms.conf" -; }

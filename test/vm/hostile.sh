@@ -1,6 +1,6 @@
 #!/bin/busybox sh
 # Guest-side module.hostile.* checks that load and unload the module (run by
-# init.sh after module-checks.sh when NW_MODULE=1): a load that fails at
+# suite.sh after module-checks.sh, with the module): a load that fails at
 # each of its steps, a hooked function found wanting, and a kprobe that
 # claims a hooked entry point first.
 # Upstream has no such thing; the rule checked is the kernel's own for a

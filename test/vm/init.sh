@@ -3,10 +3,13 @@
 # module when asked, runs the conformance suite and writes its lines to the
 # second serial port (/dev/ttyS1), which the host streams.  The last line is
 # the marker "nwsuite-done rc=N": without it the host counts the run failed.
-# Kernel command-line variables (test/vm/run.sh): NW_MODULE=1|refuse,
-# NW_CASES=glob[,glob...], NW_PROFILE (what to run: suite, bench, scale,
-# fuzz, stress, stress-verify, iosoak; the profile's "guest") and NW_ARG
-# (its parameter: fuzz SEED:OPS, stress SECS, iosoak SECS[:fixed]...).
+# What to do comes from /params (test/vm/run.sh writes it: key=value
+# lines): module (1, 0 or refuse), order (fs-first or module-first),
+# switches, cases, arg, unstick, hangcheck, and from the profile
+# (test/vm/profiles/) run, the command whose output is the run's results
+# (evaluated here, with $module, $cases and $arg set), and end (poweroff,
+# or powercut: no sync, no unmount).  The profile's own parameters are the
+# set.<name> lines, for its scripts.
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin
 mount -t proc proc /proc
@@ -16,6 +19,12 @@ mount -t tmpfs tmp /tmp
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 res=/dev/ttyS1
 say() { echo "$*" > $res; }
+param() { sed -n "s/^$1=//p" /params | tail -n 1; }
+module=$(param module) order=$(param order) switches=$(param switches)
+unstick=$(param unstick) hangcheck=$(param hangcheck) run=$(param run) end=$(param end)
+# for the profile's run line, below
+# shellcheck disable=SC2034
+cases=$(param cases) arg=$(param arg)
 # where the kernel text sits (the host compares it with System.map: KASLR)
 say "# kernel _text $(grep -m 1 ' _text$' /proc/kallsyms | cut -d' ' -f1)"
 # kmemleak (debug kernels): what boot left is reported and set aside, the
@@ -120,7 +129,11 @@ hang_dump() {
 	sleep 1
 	echo c > /proc/sysrq-trigger
 }
-if [ -f /proc/sys/kernel/hung_task_timeout_secs ] && [ "$NW_PROFILE" != bench ]; then
+# hangcheck=0 (the benchmark's -icount sleep=off warps guest time over
+# every idle wait for host I/O, so "blocked for 60 s" means nothing
+# there): no hung-task check
+[ "$hangcheck" = 0 ] && echo 0 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+if [ -f /proc/sys/kernel/hung_task_timeout_secs ] && [ "$hangcheck" != 0 ]; then
 	# count blk-mq request timeouts for the dump (where kprobes exist)
 	tr=/sys/kernel/debug/tracing
 	if echo 'p:nwtimeout blk_mq_rq_timed_out' >> $tr/kprobe_events 2>/dev/null; then
@@ -138,7 +151,7 @@ if [ -f /proc/sys/kernel/hung_task_timeout_secs ] && [ "$NW_PROFILE" != bench ];
 			[ -f /tmp/stall ] && { hang_dump; break; }
 			n=$(dmesg | grep -c 'blocked for more than')
 			[ "$n" -gt "$seen" ] || continue
-			if [ "$seen" -gt 0 ] || [ "${NW_UNSTICK:-1}" = 0 ]; then
+			if [ "$seen" -gt 0 ] || [ "${unstick:-1}" = 0 ]; then
 				hang_dump
 				break
 			fi
@@ -173,15 +186,15 @@ load_nowait() {
 	# interface.*.warmup and the stress test them coming and going.
 	echo 0 > /sys/kernel/nowait_aio/hook_idle_ms &&
 		say "# switch hook_idle_ms=0 (the suite's default)"
-	# NW_SWITCHES=name=value[,name=value...]: knobs set after the load
-	for kv in $(echo "$NW_SWITCHES" | tr ',' ' '); do
+	# switches=name=value[,name=value...]: knobs set after the load
+	for kv in $(echo "$switches" | tr ',' ' '); do
 		echo "${kv#*=}" > "/sys/kernel/nowait_aio/${kv%%=*}" &&
 			say "# switch ${kv%%=*}=${kv#*=}"
 	done
 }
-# NW_ORDER=module-first: nowait_aio before the filesystem modules, as when
+# order=module-first: nowait_aio before the filesystem modules, as when
 # it loads at boot (modules-load.d) and a filesystem's module comes later
-if [ "$NW_MODULE" = 1 ] && [ "$NW_ORDER" = module-first ]; then
+if [ "$module" = 1 ] && [ "$order" = module-first ]; then
 	load_nowait
 	load_modules
 	# a filesystem is attached a moment after its module settles
@@ -193,11 +206,11 @@ if [ "$NW_MODULE" = 1 ] && [ "$NW_ORDER" = module-first ]; then
 	say "# after the filesystem modules: $(grep '^fs ' /sys/kernel/nowait_aio/features | tr '\n' ' ')"
 else
 	load_modules
-	[ "$NW_MODULE" = 1 ] && load_nowait
+	[ "$module" = 1 ] && load_nowait
 fi
 
 # a native kernel: the module must refuse to load, and say why
-if [ "$NW_MODULE" = refuse ]; then
+if [ "$module" = refuse ]; then
 	if insmod /nowait_aio.ko 2>/dev/null; then
 		say "not ok setup.module.refuses-native - nowait_aio refuses to load on a native kernel: refused vs loaded"
 		rmmod nowait_aio
@@ -219,75 +232,14 @@ mount -t tmpfs none /mnt/tmpfs
 mount -t 9p -o trans=virtio,version=9p2000.L host9p /mnt/9p 2>/dev/null ||
 	say "# mount 9p failed"
 
-case $NW_PROFILE in
-scale)
-	sh /bench.sh scale > $res 2>&1
-	finish $? ;;
-bench)
-	# -icount sleep=off warps guest time over every idle wait for host
-	# I/O, so "blocked for 60 s" means nothing here: no hung-task check
-	echo 0 > /proc/sys/kernel/hung_task_timeout_secs
-	sh /bench.sh > $res 2>&1
-	finish $? ;;
-fuzz)
-	# NW_ARG=SEED:OPS[:noclone].  No periodic writeback: the fuzzer's page-cache
-	# and delalloc states must follow its operations, not the clock.
-	echo 0 > /proc/sys/vm/dirty_writeback_centisecs
-	echo 360000 > /proc/sys/vm/dirty_expire_centisecs
-	# shellcheck disable=SC2046
-	/nwfuzz $(echo "$NW_ARG" | tr ':' ' ') > /mnt/9p/fuzz.log 2>&1
-	n=$(grep -c '^op ' /mnt/9p/fuzz.log)
-	if grep -q '^nwfuzz-done' /mnt/9p/fuzz.log; then
-		say "ok fuzz.run - $n operations ran to the end"
-	else
-		say "not ok fuzz.run - the fuzzer runs to the end: done vs stopped after $n ops ($(tail -n 1 /mnt/9p/fuzz.log))"
-	fi
-	finish 0 ;;
-iosoak)
-	sh /iosoak.sh "$NW_ARG" > $res 2>&1
-	finish $? ;;
-field)
-	sh /field.sh "$NW_ARG" > $res 2>&1
-	finish $? ;;
-stress-verify)
-	sh /stress.sh verify "${NW_MODULE:-0}" > $res 2>&1
-	finish $? ;;
-stress)
-	sh /stress.sh "$NW_ARG" "${NW_MODULE:-0}" > $res 2>&1
-	rc=$?
+# the profile's program: its output is the run's results
+eval "$run" > $res 2>&1
+rc=$?
+if [ "$end" = powercut ]; then
 	# the power cut: no sync, no unmount
 	kmemleak_check
 	say "nwsuite-done rc=$rc"
 	echo b > /proc/sysrq-trigger
-	poweroff -f -n ;;
-esac
-
-cases=$(echo "$NW_CASES" | tr ',' ' ')
-/nwconf $cases > $res 2>&1
-rc=$?
-# the 32-bit compat entry points, with the interface group
-case "$NW_CASES" in
-""|interface*|*,interface*)
-	if [ -x /nwconf32 ]; then
-		/nwconf32 /mnt/ext4/nwconf > $res 2>&1 || rc=1
-	fi ;;
-esac
-# libnowait on this kernel: inline, deferred, fallback, 10k mixed
-case "$NW_CASES" in
-""|lib*|*,lib*)
-	mkdir -p /mnt/ext4/lnw
-	LNW_PREFIX=lib.libnowait /libnowait_test /mnt/ext4/lnw 2>&1 |
-		grep -v ' passed, ' > $res ;;
-esac
-# module-checks.sh and hostile.sh: "module*" (or all) runs both,
-# "module.hostile*" the hostile checks alone
-case ",$NW_CASES," in
-,,|*,module,*|*,module\**) mc=1 ;;
-*,module.hostile*) mc=2 ;;
-*) mc=0 ;;
-esac
-if [ "$NW_MODULE" = 1 ] && [ $mc != 0 ]; then
-	[ $mc = 1 ] && sh /module-checks.sh > $res 2>&1
-	sh /hostile.sh > $res 2>&1
+	poweroff -f -n
 fi
 finish $rc

@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# Guest-side checks of the module itself (run by init.sh when NW_MODULE=1):
+# Guest-side checks of the module itself (run by suite.sh with the module):
 # its sysfs files, the enabled switch, and unloading while I/O runs.
 # Prints "ok"/"not ok" lines like the suite; ids read module.<area>.<name>.
 k=/sys/kernel/nowait_aio
@@ -271,7 +271,8 @@ fi
 # flagged request may reach the kernel after its per-request hook went
 # (unload takes io_submit's gate out and waits before aio_read()/
 # aio_write(): the module says so if one ever does)
-n=${NW_UNLOAD_CYCLES:-50}
+n=$(sed -n 's/^unload_cycles=//p' /params | tail -n 1)
+n=${n:-50}
 dmesg -c >/dev/null
 # one I/O loop per CPU, each in a directory of its own
 iopids=""

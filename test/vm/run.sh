@@ -9,7 +9,8 @@
 #h                       (MODULE 1); on 4.13 and later (native NOWAIT) check
 #h                       that it refuses to load instead
 #h   --stock             no module (MODULE 0, the default)
-#h   --profile NAME      what the VM runs: test/vm/profiles/NAME.env (suite)
+#h   --profile NAME      what the VM runs: test/vm/profiles/NAME.env (suite),
+#h                       or a profile file of that form (a path)
 #h   --arg VALUE         the profile's argument: fuzz SEED:OPS[:noclone],
 #h                       stress SECS, iosoak SECS[:fixed][:trace][:ftrace],
 #h                       field xfstests|ltp:FS:TESTS
@@ -28,6 +29,8 @@
 #h   --no-unstick        leave CPUs held on QEMU's stale translation
 #h   --images-from DIR   boot on the images (and 9p files) of an earlier run
 #h   --out DIR           where the output folders go (test/vm/out)
+#h   --dry-run           print the run's settings and the guest's /params,
+#h                       boot nothing
 #h   -h, --help          this text
 #h
 #h Environment: NOWAIT_KERNELS (the test kernels, ~/.cache/nowait-aio/kernels)
@@ -58,23 +61,17 @@ usage() {
 	exit 2
 }
 bad() { echo "run.sh: $*" >&2; exit 2; }
-set_get() { # KEY DEFAULT: the last --set KEY=VALUE's value
-	local kv v=$2
-	for kv in ${sets[@]+"${sets[@]}"}; do
-		[ "${kv%%=*}" = "$1" ] && v=${kv#*=}
-	done
-	echo "$v"
-}
 nw_no_old_env run.sh
 profile=suite arg='' KVER='' MODULE='' CASES='' vm_order=fs-first vm_smp='' vm_maxcpus=''
 vm_timeout='' module_ko='' switches='' unload_cycles=50 append='' unstick=1
-images_from='' sets=() pos=()
+images_from='' sets=() pos=() dry=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h|--help) usage ;;
 	--module) MODULE=1; shift; continue ;;
 	--stock) MODULE=0; shift; continue ;;
 	--no-unstick) unstick=0; shift; continue ;;
+	--dry-run) dry=1; shift; continue ;;
 	--*) [ $# -ge 2 ] || bad "$1 needs a value (run.sh --help)" ;;
 	*) pos+=("$1"); shift; continue ;;
 	esac
@@ -100,24 +97,55 @@ while [ $# -gt 0 ]; do
 done
 # the old positional form: KVER [MODULE] [CASES]
 [ ${#pos[@]} -le 3 ] || bad "too many arguments: ${pos[*]} (run.sh --help)"
+[ -z "$KVER" ] || [ ${#pos[@]} = 0 ] || bad "--kernel and the positional form do not mix: ${pos[*]}"
 [ -n "$KVER" ] || KVER=${pos[0]:-}
 [ -n "$MODULE" ] || MODULE=${pos[1]:-0}
 [ -n "$CASES" ] || CASES=${pos[2]:-}
 [ -n "$KVER" ] || bad "which kernel? --kernel KVER (run.sh --help)"
 case $MODULE in 0|1) ;; *) bad "MODULE is 0 or 1 (--stock or --module), not '$MODULE'" ;; esac
 case $vm_order in fs-first|module-first) ;; *) bad "--order is fs-first or module-first, not '$vm_order'" ;; esac
-for v in vm_smp vm_maxcpus vm_timeout unload_cycles; do
-	case ${!v} in *[!0-9]*|0?*) bad "--${v#vm_} takes a number, not '${!v}'" ;; esac
-	case $v:${!v} in unload_cycles:*|*:) ;; *:0) bad "--${v#vm_} takes a positive number, not 0" ;; esac
+for v in vm_smp:smp vm_maxcpus:maxcpus vm_timeout:timeout unload_cycles:unload-cycles; do
+	o=${v#*:} v=${v%%:*}
+	case ${!v} in *[!0-9]*|0?*) bad "--$o takes a number, not '${!v}'" ;; esac
+	case $v:${!v} in unload_cycles:*|*:) ;; *:0) bad "--$o takes a positive number, not 0" ;; esac
 done
 [ -z "$module_ko" ] || [ "$MODULE" = 1 ] || bad "--module-ko needs --module"
 [ -z "$module_ko" ] || module_ko=$(readlink -f "$module_ko")
 [ -z "$images_from" ] || images_from=$(readlink -f "$images_from")
-{ mkdir -p "$nw_out" && nw_out=$(cd "$nw_out" && pwd); } || bad "cannot make --out $nw_out"
-[ -f "$top/test/vm/profiles/$profile.env" ] ||
-	bad "no profile $profile (test/vm/profiles/)"
+case $nw_out in /*) ;; *) nw_out=$PWD/$nw_out ;; esac
+profile_file=$(nw_profile_file "$profile") || bad "no profile $profile (test/vm/profiles/)"
+profile=$(basename "$profile_file" .env)
 # shellcheck source=test/vm/profiles/suite.env
-. "$top/test/vm/profiles/$profile.env"
+. "$profile_file"
+# the profile's fields (test/vm/profiles/suite.env says what each is)
+for v in smp maxcpus timeout icount hangcheck run end; do
+	[ -n "${!v:-}" ] || bad "profile $profile sets no $v ($profile_file)"
+done
+case $end in poweroff|powercut) ;; *) bad "profile $profile: end is poweroff or powercut, not '$end'" ;; esac
+for f in ${files:-}; do
+	case $f in ?*:?*) [ -f "$top/${f%%:*}" ] || bad "profile $profile: no file ${f%%:*} in the tree" ;;
+	*) bad "profile $profile: files are SRC:DEST, not '$f'" ;; esac
+done
+for d in ${disks:-}; do
+	case $d in fieldroot|scratch=[1-9]*) ;; *) bad "profile $profile: no disk kind '$d' (fieldroot, scratch=SIZE)" ;; esac
+done
+for f in ${figures:-}; do
+	case $f in sum:?*|last:?*|value:?*:?*|count:?*:?*:?*) ;;
+	*) bad "profile $profile: no figure kind '$f' (sum:PREFIX, last:PREFIX, value:KEY:PREFIX, count:KEY:FILE:RE)" ;; esac
+done
+# its parameters, KEY=DEFAULT, and --set's values for them
+pvals=()
+for kv in ${params:-}; do
+	case $kv in [a-z]*=*) pvals+=("$kv") ;; *) bad "profile $profile: parameter '$kv' is not KEY=DEFAULT" ;; esac
+done
+for kv in ${sets[@]+"${sets[@]}"}; do
+	case $kv in [a-z]*=*) ;; *) bad "--set takes KEY=VALUE, not '$kv'" ;; esac
+	found=0
+	for i in ${pvals[@]+"${!pvals[@]}"}; do
+		[ "${pvals[i]%%=*}" = "${kv%%=*}" ] && pvals[i]=$kv found=1
+	done
+	[ $found = 1 ] || bad "profile $profile has no parameter ${kv%%=*} (its parameters: $(echo ${params:-none}))"
+done
 vm_timeout=${vm_timeout:-$timeout}
 vm_smp=${vm_smp:-$smp}
 # QEMU before 8.1 (Debian 12 has 7.2) drops the guest's memory barriers
@@ -136,7 +164,28 @@ vm_smp=${vm_smp:-$smp}
 vm_maxcpus=${vm_maxcpus:-$maxcpus}
 [ "$vm_maxcpus" -lt "$vm_smp" ] && vm_maxcpus=$vm_smp
 mode=$(nw_mode "$KVER" "$MODULE" "$vm_order")
-out=$(nw_out_dir "$KVER" "$MODULE" "$profile" "$vm_order")
+out=$(nw_out_dir "$KVER" "$MODULE" "$profile_file" "$vm_order")
+# The guest's parameters: /params in the initramfs, key=value lines
+# (test/vm/init.sh reads them; the profile's as set.KEY)
+guest_params() { # MODULE (0, 1 or refuse)
+	printf '%s\n' "profile=$profile" "module=$1" "order=$vm_order" "switches=$switches" \
+		"unload_cycles=$unload_cycles" "cases=$CASES" "arg=$arg" "unstick=$unstick" \
+		"hangcheck=$hangcheck" "end=$end" "run=$run"
+	for kv in ${pvals[@]+"${pvals[@]}"}; do
+		echo "set.$kv"
+	done
+}
+if [ "$dry" = 1 ]; then
+	m=$MODULE
+	nw_kver_native "$(nw_release "$KVER")" && { [ "$MODULE" = 1 ] && [ "$KVER" != debian ] && m=refuse || m=0; }
+	printf '%s\n' "# kernel $KVER, mode $mode, profile $profile ($profile_file)" \
+		"# smp $vm_smp, maxcpus $vm_maxcpus, timeout $vm_timeout s, icount $icount, disks ${disks:-none}" \
+		"# files ${files:-none}; programs ${programs:-none}; figures ${figures:-none}" \
+		"# output in $out" "# /params:"
+	guest_params "$m"
+	exit 0
+fi
+mkdir -p "$nw_out" || bad "cannot make --out $nw_out"
 rm -rf "$out"
 mkdir -p "$out"
 release=""
@@ -237,23 +286,16 @@ cp "$top/test/vm/init.sh" "$root/init"
 chmod +x "$root/init"
 cp "$gdir/nwconf" "$gdir/nwconf32" "$gdir/libnowait_test" "$gdir/nwfuzz" \
 	"$gdir/nwstress" "$gdir/ioload" "$root/" || die "the guest programs are not in $gdir"
-cp "$top/test/vm/module-checks.sh" "$root/module-checks.sh"
-cp "$top/test/vm/hostile.sh" "$root/hostile.sh"
-cp "$top/test/bench/guest.sh" "$root/bench.sh"
-if [ "$bench" = 1 ]; then
-	# the event-loop stall and refusal-cost benchmark
-	cp "$gdir/stall" "$gdir/sleeps" "$root/"
-	# its knobs, from --set: stall_*, refusal_*, scale_* and sleeps_*
-	# as NW_<NAME>, the others as NW_BENCH_<NAME>
-	for kv in ${sets[@]+"${sets[@]}"}; do
-		k=$(echo "${kv%%=*}" | tr '[:lower:]' '[:upper:]')
-		case $k in STALL_*|REFUSAL_*|SCALE_*|SLEEPS_*) ;; *) k=BENCH_$k ;; esac
-		printf "export NW_%s='%s'\n" "$k" "${kv#*=}"
-	done >"$root/bench.env"
-fi
-cp "$top/test/stress/guest.sh" "$root/stress.sh"
-cp "$top/test/iosoak/guest.sh" "$root/iosoak.sh"
-cp "$top/test/field/guest.sh" "$root/field.sh"
+# the profile's programs and files
+for p in ${programs:-}; do
+	cp "$gdir/$p" "$root/" || die "no guest program $p in $gdir"
+done
+for f in ${files:-}; do
+	cp "$top/${f%%:*}" "$root/${f#*:}" || die "cannot copy ${f%%:*} into the guest"
+done
+nwmod=$MODULE
+[ $refuse = 1 ] && nwmod=refuse
+guest_params $nwmod >"$root/params"
 # the kernel's config, for the field's suites (LTP reads it: KCONFIG_PATH)
 [ -f "$kdir/.config" ] && cp "$kdir/.config" "$root/kconfig"
 cp "$top/test/iosoak/rqlife.awk" "$root/rqlife.awk"
@@ -324,7 +366,7 @@ done
 : >>"$dst/modules.builtin"
 : >>"$dst/modules.builtin.modinfo"
 depmod -b "$root" "$release" || die "depmod failed"
-# loaded at boot (NW_ORDER: before or after nowait_aio); null_blk, loop,
+# loaded at boot (--order: before or after nowait_aio); null_blk, loop,
 # dm_mod and raid0 are loaded by the cases that need them
 echo "$have" | tr ' ' '\n' | grep -v -x -E '|null_blk|loop|dm_mod|raid0' >"$root/modules.list"
 (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initramfs.cpio.gz"
@@ -382,21 +424,23 @@ fi
 # softlockup_panic=0: a soft lockup fails the run from its dmesg line, and
 # the guest stays up for the host to look at it (and to free it, below)
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=0 sysrq_always_enabled $append"
-nwmod=$MODULE
-[ $refuse = 1 ] && nwmod=refuse
-cmdline="$cmdline NW_UNSTICK=$unstick NW_MODULE=$nwmod NW_ORDER=$vm_order NW_SWITCHES=$switches NW_UNLOAD_CYCLES=$unload_cycles NW_CASES=$CASES NW_PROFILE=$guest NW_ARG=$arg NW_BENCH_ROUNDS=$(set_get rounds 3) NW_BENCH_FS=$(set_get fs all)"
 qextra=""
-if [ "$guest" = field ]; then
-	# the field's suites: their Debian root (test/field/root.sh, left
-	# unchanged: snapshot) and a scratch disk
-	field_root=$(bash "$top/test/field/root.sh" --cached) ||
-		die "no field root image: build it with test/field/root.sh --xfstests GITDIR"
-	truncate -s 2G "$out/scratch.img"
-	qextra="$qextra -drive file=$field_root,format=raw,if=virtio,snapshot=on -drive file=$out/scratch.img,format=raw,if=virtio"
-fi
+for d in ${disks:-}; do
+	case $d in
+	fieldroot)
+		# the field's suites: their Debian root (test/field/root.sh,
+		# left unchanged: snapshot)
+		field_root=$(bash "$top/test/field/root.sh" --cached) ||
+			die "no field root image: build it with test/field/root.sh --xfstests GITDIR"
+		qextra="$qextra -drive file=$field_root,format=raw,if=virtio,snapshot=on" ;;
+	scratch=*)
+		truncate -s "${d#scratch=}" "$out/scratch.img"
+		qextra="$qextra -drive file=$out/scratch.img,format=raw,if=virtio" ;;
+	esac
+done
 if [ "$icount" = 1 ]; then
 	# guest time counts instructions; fio comes from the host's root
-	qextra="-icount shift=0,sleep=off -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,id=hostroot"
+	qextra="$qextra -icount shift=0,sleep=off -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,id=hostroot"
 fi
 timeout --foreground "$vm_timeout" qemu-system-x86_64 -accel tcg -m 1024 \
 	-smp "$vm_smp,maxcpus=$vm_maxcpus" \
@@ -483,17 +527,23 @@ sum_lines() { # PREFIX
 last_line() { # PREFIX
 	grep -h "^$1 " "$out/results.txt" | tail -n 1 | tr ' ' '\n' | grep -E '^[A-Za-z0-9_]+='
 }
-figures() {
-	case $guest in
-	fuzz) echo "ops=$(grep -c '^op ' "$out/9p/fuzz.log" 2>/dev/null)" ;;
-	stress)
-		sum_lines stress-run:
-		sed -n 's/^stress-cycles: \([0-9]*\)$/cycles=\1/p' "$out/results.txt" | tail -n 1
-		sed -n 's/^stress-fs-reloads: \([0-9]*\)$/fs_reloads=\1/p' "$out/results.txt" | tail -n 1 ;;
-	stress-verify) sum_lines stress-verify: ;;
-	bench) last_line bench: ;;
-	scale) last_line bench-scale: ;;
-	esac
+# the profile's figures (its figures= line, test/vm/profiles/suite.env)
+figure_lines() {
+	local f k p re
+	for f in ${figures:-}; do
+		case $f in
+		sum:*) sum_lines "${f#sum:}" ;;
+		last:*) last_line "${f#last:}" ;;
+		value:*)
+			k=${f#value:} p=${f#value:*:}
+			k=${k%%:*}
+			sed -n "s/^$p \([0-9]*\)\$/$k=\1/p" "$out/results.txt" | tail -n 1 ;;
+		count:*)
+			k=${f#count:} p=${f#count:*:} re=${f#count:*:*:}
+			k=${k%%:*} p=${p%%:*}
+			echo "$k=$(grep -c -E "$re" "$out/$p" 2>/dev/null)" ;;
+		esac
+	done
 }
 
 { printf '%s' "$config_lines"; tr -d '\r' <"$out/results.log"; } >"$out/results.txt"
@@ -514,6 +564,6 @@ rc=$?
 grep -v ' passed, ' "$out/verdict.txt"
 [ $to = 1 ] && timeout_summary
 [ $rc = 0 ] || echo "# failed: results in $out/results.txt, dmesg in $out/dmesg.log"
-{ nw_counts_env <"$out/verdict.txt"; figures; } | summary
+{ nw_counts_env <"$out/verdict.txt"; figure_lines; } | summary
 tail -n 1 "$out/verdict.txt"
 exit $rc
