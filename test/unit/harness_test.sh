@@ -229,3 +229,48 @@ guest_key() {
 	[ -n "$k1" ] && [ "$k1" != "$k2" ]
 }
 t vm.guest-key guest_key
+# make check's VM stages: the table's loop (test/check.sh's vm_stages) on
+# made-up kernels, stages and SKIP lines printed instead of run
+check_table() {
+	local kd=$tmp/ck
+	mkdir -p "$kd"
+	mk() { # name release fs-config
+		mkdir -p "$kd/$1/arch/x86/boot" "$kd/$1/include/config"
+		: >"$kd/$1/arch/x86/boot/bzImage"
+		echo "$2" >"$kd/$1/include/config/kernel.release"
+		echo "$3" >"$kd/$1/.config"
+	}
+	mk 4.12.0 4.12.0 CONFIG_EXT4_FS=m
+	mk 4.14.67 4.14.67 CONFIG_EXT4_FS=y
+	mk 4.9.337-debug 4.9.337-debug CONFIG_EXT4_FS=y
+	mk 5.4.0 5.4.0 CONFIG_EXT4_FS=y
+	mk 3.18.0 3.18.0 CONFIG_EXT4_FS=y
+	(
+		# shellcheck source=test/check.sh
+		. "$top/test/check.sh"
+		kernels=$kd known="3.10.0-1160.el7 4.12.0 4.14.67" fuzz_seed=9
+		stage() { echo "stage $1: ${*:2}"; }
+		skip_stage() { echo "SKIP: stage $1: $2"; }
+		field_stage() { echo "field $1"; }
+		vm_stages
+	) | sed "s|$top|T|g; s|$kd|K|g" >"$tmp/ck.out"
+	cat >"$tmp/ck.want" <<'PLAN'
+stage debian-6.1: T/test/vm/run.sh --kernel debian --stock
+SKIP: stage 3.10.0-1160.el7: no built kernel in K/3.10.0-1160.el7 (see README: Test kernels)
+stage 4.12.0-module: T/test/vm/run.sh --kernel 4.12.0 --module
+field 4.12.0
+stage 4.12.0-module-first-smp4: T/test/vm/run.sh --kernel 4.12.0 --module --order module-first --smp 4
+stage 4.14.67-native: T/test/vm/run.sh --kernel 4.14.67 --module
+SKIP: stage 3.18.0-module: the module is not ported to 3.18 yet (SERIES; README: Supported kernels)
+stage 4.9.337-debug-module: T/test/vm/run.sh --kernel 4.9.337-debug --module --cases interface.aio.*,fs.ext4.*,read.ext4.*,block.nullblk.queue-full-mq,module.hostile.* --timeout 3600
+stage 5.4.0-native: T/test/vm/run.sh --kernel 5.4.0 --module
+SKIP: stage 3.10.0-1160.el7-rpm-dkms-module: needs the rpm stage's DKMS build (root, dkms) and 3.10.0-1160.el7 in K
+SKIP: stage 4.12.0-dkms-module: needs the deb stage's DKMS build and 4.12.0 in K
+# fuzz seed 9 (replay: make fuzz SEED=9 OPS=200)
+stage fuzz-4.12.0-vs-4.14.67: T/test/fuzz/run.sh 4.12.0 4.14.67 9 200
+stage stress-4.12.0: T/test/stress/run.sh 4.12.0 20
+stage iosoak-4.12.0-smp1: T/test/vm/run.sh --kernel 4.12.0 --module --smp 1 --profile iosoak --arg 60
+PLAN
+	diff "$tmp/ck.want" "$tmp/ck.out"
+}
+t check.stage-table check_table
