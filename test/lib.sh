@@ -151,7 +151,10 @@ NOWAIT_DEB_MIRROR	test/deb/deb-check.sh --mirror URL (make deb-check MIRROR=URL)
 NOWAIT_DEB_KEEP	test/deb/deb-check.sh --keep (make deb-check KEEP=1)
 NW_BENCH_SCALE	test/bench/run.sh --no-scale (make bench SCALE=0)
 NW_SYSMAP	test/vm/verdict.sh --sysmap FILE
-NW_KASLR_DELTA	test/vm/verdict.sh --kaslr-delta HEX'
+NW_KASLR_DELTA	test/vm/verdict.sh --kaslr-delta HEX
+NOWAIT_AIO_STAT	test/unit/stat_test.sh --binary FILE
+NOWAIT_NO_PROMTOOL	test/unit/stat_test.sh --no-promtool
+NOWAIT_AIO_PROBE	test/unit/probe_test.sh --binary FILE'
 # nw_no_old_env NAME: exit 2 when an old variable is set; the benchmark's
 # knobs (NW_BENCH_*, NW_STALL_*, NW_REFUSAL_*, NW_SCALE_*, NW_SLEEPS_*) are
 # the bench and scale profiles' parameters now: --set <lowercase name>

@@ -58,7 +58,8 @@ old_env() {
 	NW_BENCH_ROUNDS=1 bash "$top/test/vm/run.sh" --kernel 4.12.0 >"$tmp/oe" 2>&1
 	[ $? = 2 ] && grep -q 'NW_BENCH_ROUNDS is gone: use --set rounds=1' "$tmp/oe" || return 1
 	for f in test/vm/soak.sh test/bench/run.sh test/fuzz/run.sh test/stress/run.sh \
-		test/field/compare.sh test/check.sh test/deb/deb-check.sh test/vm/verdict.sh; do
+		test/field/compare.sh test/check.sh test/deb/deb-check.sh test/vm/verdict.sh \
+		test/unit/stat_test.sh test/unit/probe_test.sh; do
 		NOWAIT_OUT=/x bash "$top/$f" >"$tmp/oe" 2>&1
 		[ $? = 2 ] && grep -q 'NOWAIT_OUT is gone: use --out DIR' "$tmp/oe" ||
 			{ echo "$f: $(cat "$tmp/oe")"; return 1; }

@@ -3,8 +3,12 @@
 # host's own kernel: options, what is not a file or device, a file the
 # caller may only read, and the order of results and errors.
 # Prints "ok unit.probe.<name>" / "not ok unit.probe.<name>: ..." per test
-# and "N passed, N failed".  NOWAIT_AIO_PROBE=<binary> tests that binary;
-# otherwise the tool is built from tools/ into the temp dir.
+# and "N passed, N failed".
+#
+#   test/unit/probe_test.sh [--binary FILE]
+#
+# --binary FILE tests that binary; otherwise the tool is built from tools/
+# into the temp dir.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -12,9 +16,17 @@ trap 'rm -rf "$tmp"' EXIT
 t_prefix=unit.probe.
 . "$top/test/unit/t.sh"
 
-bin=${NOWAIT_AIO_PROBE:-$tmp/nowait-aio-probe}
+# shellcheck source=test/lib.sh
+. "$top/test/lib.sh"
+nw_no_old_env probe_test.sh
+bin=$tmp/nowait-aio-probe given=0
+case ${1:-} in
+--binary) bin=${2:?--binary FILE}; given=1 ;;
+'') ;;
+*) echo "usage: probe_test.sh [--binary FILE]" >&2; exit 2 ;;
+esac
 build() {
-	[ -n "${NOWAIT_AIO_PROBE:-}" ] && { test -x "$bin"; return; }
+	[ $given = 1 ] && { test -x "$bin"; return; }
 	${CC:-cc} -O2 -Wall -Wextra -Werror -I"$top/include" \
 		-DNW_VERSION="\"$(cat "$top/VERSION")\"" -o "$bin" "$top/tools/nowait-aio-probe.c"
 }

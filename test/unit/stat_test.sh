@@ -3,9 +3,13 @@
 # made in a temp dir (NOWAIT_AIO_SYSFS), and a fake kernel release
 # (NOWAIT_AIO_RELEASE) for the not-loaded and native cases.
 # Prints "ok unit.stat.<name>" / "not ok unit.stat.<name>: ..." per test and
-# "N passed, N failed".  NOWAIT_AIO_STAT=<binary> tests that binary (the
-# package build does); otherwise the tool is built from tools/ into the
-# temp dir.
+# "N passed, N failed".
+#
+#   test/unit/stat_test.sh [--binary FILE] [--no-promtool]
+#
+# --binary FILE tests that binary (the package builds do); otherwise the
+# tool is built from tools/ into the temp dir.  --no-promtool: without
+# promtool, the awk lint of the Prometheus output is all.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -14,10 +18,17 @@ t_prefix=unit.stat.
 . "$top/test/unit/t.sh"
 # shellcheck source=test/lib.sh
 . "$top/test/lib.sh"
-
-stat_bin=${NOWAIT_AIO_STAT:-$tmp/nowait-aio-stat}
+nw_no_old_env stat_test.sh
+stat_bin=$tmp/nowait-aio-stat given=0 no_promtool=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--binary) stat_bin=${2:?--binary FILE}; given=1; shift 2 ;;
+	--no-promtool) no_promtool=1; shift ;;
+	*) echo "usage: stat_test.sh [--binary FILE] [--no-promtool]" >&2; exit 2 ;;
+	esac
+done
 build() {
-	[ -n "${NOWAIT_AIO_STAT:-}" ] && { test -x "$stat_bin"; return; }
+	[ $given = 1 ] && { test -x "$stat_bin"; return; }
 	${CC:-cc} -O2 -Wall -Wextra -Werror -I"$top/include" -o "$stat_bin" \
 		"$top/tools/nowait-aio-stat.c"
 }
@@ -362,13 +373,13 @@ t usage-errors-say-what stray
 
 # --- --prometheus ---
 # promtool (Debian's package prometheus) lints the exposition; without it
-# these tests fail unless NOWAIT_NO_PROMTOOL=1 (then the awk lint below
+# these tests fail unless --no-promtool (then the awk lint below
 # is all)
 promtool_check() { # file
 	if command -v promtool >/dev/null; then
 		promtool check metrics <"$1" || { cat "$1"; return 1; }
-	elif [ "${NOWAIT_NO_PROMTOOL:-0}" != 1 ]; then
-		echo "promtool not found: install the Debian package prometheus (/usr/bin/promtool), or set NOWAIT_NO_PROMTOOL=1 to test without it"
+	elif [ "$no_promtool" != 1 ]; then
+		echo "promtool not found: install the Debian package prometheus (/usr/bin/promtool), or run stat_test.sh --no-promtool to test without it"
 		return 1
 	fi
 }
