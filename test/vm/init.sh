@@ -141,26 +141,35 @@ if [ -f /proc/sys/kernel/hung_task_timeout_secs ] && [ "$hangcheck" != 0 ]; then
 	fi
 	# A hung task on a preemptible kernel may be QEMU 7.2's stale
 	# translation (README "Testing"): its CPUs stay preemptible, so no
-	# soft lockup or RCU stall names them.  Every CPU's backtrace first
-	# (the verdict looks for one held at a function's first byte), then
-	# a minute and more for the host to flush QEMU's translations; a hang
-	# that the hung-task detector reports again after that is real.
+	# soft lockup or RCU stall names them.  Each time the detector names
+	# tasks it has not named before: every CPU's backtrace first (the
+	# verdict looks for one held at a function's first byte), then a
+	# minute and more for the host to flush QEMU's translations.  A task
+	# that the detector names again after that is a real hang.
 	(
-		seen=0
+		hung() { dmesg | sed -n 's/.*INFO: task \(.*\) blocked for more than.*/\1/p'; }
+		# named again: a task of the new lines of hung.now in hung.seen
+		# (busybox's grep -f of an empty file matches every line)
+		again() {
+			[ -s /tmp/hung.seen ] &&
+				tail -n +"$(($(wc -l < /tmp/hung.seen) + 1))" /tmp/hung.now |
+				grep -q -x -F -f /tmp/hung.seen
+		}
+		: > /tmp/hung.seen
 		while sleep 5; do
 			[ -f /tmp/stall ] && { hang_dump; break; }
-			n=$(dmesg | grep -c 'blocked for more than')
-			[ "$n" -gt "$seen" ] || continue
-			if [ "$seen" -gt 0 ] || [ "${unstick:-1}" = 0 ]; then
+			hung > /tmp/hung.now
+			[ "$(wc -l < /tmp/hung.now)" -gt "$(wc -l < /tmp/hung.seen)" ] || continue
+			if [ "${unstick:-1}" = 0 ] || again; then
 				hang_dump
 				break
 			fi
 			echo l > /proc/sysrq-trigger
-			say "# hang: waiting for the host to free CPUs held on a stale translation"
+			say "# hang: waiting for the host to free CPUs held on a stale translation ($(tail -n 1 /tmp/hung.now))"
 			sleep 75
-			seen=$n
-			[ "$(dmesg | grep -c 'blocked for more than')" -gt "$seen" ] &&
-				{ hang_dump; break; }
+			cp /tmp/hung.now /tmp/hung.seen
+			hung > /tmp/hung.now
+			again && { hang_dump; break; }
 			say "# hang: tasks moved again after the host's flush"
 		done
 	) &
