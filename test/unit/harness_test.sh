@@ -250,11 +250,14 @@ check_table() {
 		# shellcheck source=test/check.sh
 		. "$top/test/check.sh"
 		kernels=$kd known="3.10.0-1160.el7 4.12.0 4.14.67" fuzz_seed=9
+		# a tree without build output: the DKMS rows' .ko files are not
+		# there, whatever this checkout's deb and rpm stages left
+		top=$tmp/top
 		stage() { echo "stage $1: ${*:2}"; }
 		skip_stage() { echo "SKIP: stage $1: $2"; }
 		field_stage() { echo "field $1"; }
 		vm_stages
-	) | sed "s|$top|T|g; s|$kd|K|g" >"$tmp/ck.out"
+	) | sed "s|$tmp/top|T|g; s|$kd|K|g" >"$tmp/ck.out"
 	cat >"$tmp/ck.want" <<'PLAN'
 stage debian-6.1: T/test/vm/run.sh --kernel debian --stock
 SKIP: stage 3.10.0-1160.el7: no built kernel in K/3.10.0-1160.el7 (see README: Test kernels)
