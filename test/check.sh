@@ -248,6 +248,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 "$top/test/install-deps.sh" || { echo "check: cannot install the test dependencies"; echo "0 passed, 1 failed"; exit 1; }
+echo "# $(qemu-system-x86_64 --version | head -n 1)"
 
 stage unit "$top/test/unit/run.sh"
 stage man man_stage
