@@ -131,7 +131,9 @@ rc=$(sed -n 's/^check-rc //p' /tmp/check.out)
 ran=$(sed -n 's/^Ran: //p' /tmp/check.out)
 notrun=$(sed -n 's/^Not run: //p' /tmp/check.out)
 failed=$(sed -n 's/^Failures: //p' /tmp/check.out)
+# "Ran:" names the tests that were not run too
 for t in $ran; do
+	case " $notrun " in *" $t "*) continue ;; esac
 	case " $failed " in *" $t "*) say "# xfstests $fs $t fail" ;; *) say "# xfstests $fs $t pass" ;; esac
 done
 for t in $notrun; do say "# xfstests $fs $t notrun"; done
@@ -140,7 +142,7 @@ for t in $failed; do
 	bad=$r/var/lib/xfstests/results/$t.out.bad
 	[ -f "$bad" ] &&
 		diff -u "$r/var/lib/xfstests/tests/$t.out" "$bad" 2>/dev/null |
-		head -n 20 > $res
+		head -n 120 > $res
 done
 umount $r/sys/kernel/debug $r/tmp $r/dev $r/sys $r/proc 2>/dev/null
 umount $r
