@@ -143,6 +143,8 @@ for t in $failed; do
 	[ -f "$bad" ] &&
 		diff -u "$r/var/lib/xfstests/tests/$t.out" "$bad" 2>/dev/null |
 		head -n 120 > $res
+	full=$r/var/lib/xfstests/results/$t.full
+	[ -f "$full" ] && { echo "--- tail of $t.full"; tail -n 40 "$full"; } > $res
 done
 umount $r/sys/kernel/debug $r/tmp $r/dev $r/sys $r/proc 2>/dev/null
 umount $r
