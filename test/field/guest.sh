@@ -143,8 +143,10 @@ for t in $failed; do
 	[ -f "$bad" ] &&
 		diff -u "$r/var/lib/xfstests/tests/$t.out" "$bad" 2>/dev/null |
 		head -n 120 > $res
-	full=$r/var/lib/xfstests/results/$t.full
-	[ -f "$full" ] && { echo "--- tail of $t.full"; tail -n 40 "$full"; } > $res
+	# its log, and each fsx run's (generic/112: 112.0.full ...)
+	for full in $r/var/lib/xfstests/results/$t.full $r/var/lib/xfstests/results/$t.[0-9]*.full; do
+		[ -f "$full" ] && { echo "--- tail of ${full##*/}"; tail -n 40 "$full"; } > $res
+	done
 done
 umount $r/sys/kernel/debug $r/tmp $r/dev $r/sys $r/proc 2>/dev/null
 umount $r
