@@ -47,6 +47,16 @@ if ! ge 4 4; then
 	xfs_opts="$xfs_opts,finobt=0 -i sparse=0"
 	btrfs_opts="$btrfs_opts -O ^no-holes"
 fi
+# xfstests: XFS reflink while this kernel calls it EXPERIMENTAL (4.12):
+# generic/112's fsx runs (clone, dedupe, collapse and insert range) fail
+# there at random, stock as with the module (data miscompares), and one
+# left the test device's metadata corrupt, which fails every later test of
+# the run; so xfstests' XFS goes without reflink there, test device included
+xfs_fresh=0
+if [ "$suite" = xfstests ] && [ "$fs" = xfs ] && dmesg | grep -q 'EXPERIMENTAL reflink'; then
+	xfs_opts=$(echo "$xfs_opts" | sed 's/reflink=1/reflink=0/')
+	xfs_fresh=1
+fi
 case $fs in
 ext4) mkfs_opts=$ext4_opts ;;
 xfs) mkfs_opts=$xfs_opts ;;
@@ -116,6 +126,11 @@ if [ "$suite" = ltp ]; then
 	exit 0
 fi
 
+if [ $xfs_fresh = 1 ]; then
+	# shellcheck disable=SC2086
+	chroot $r /sbin/mkfs.xfs -q -f $xfs_opts $dev || { say "not ok field.mkfs - mkfs.xfs $xfs_opts $dev"; exit 1; }
+	say "# field: XFS without reflink (EXPERIMENTAL on $(uname -r)): $xfs_opts"
+fi
 cat > $r/var/lib/xfstests/local.config <<CFG
 export FSTYP=$fs
 export TEST_DEV=$dev
