@@ -18,9 +18,11 @@ qemu_new_enough() {
 	local v
 	v=$(qemu-system-x86_64 --version 2>/dev/null |
 		sed -n 's/^QEMU emulator version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+	# shellcheck disable=SC2086
 	[ -n "$v" ] && set -- $v && { [ "$1" -gt 8 ] || { [ "$1" = 8 ] && [ "$2" -ge 1 ]; }; }
 }
 backports() {
+	# shellcheck disable=SC1091
 	[ "$(. /etc/os-release && echo "${VERSION_CODENAME:-}")" = bookworm ] || return 1
 	[ -f /etc/apt/sources.list.d/bookworm-backports.sources ] && return 0
 	cat > /etc/apt/sources.list.d/bookworm-backports.sources <<-'SRC'
@@ -41,6 +43,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 if [ -n "$need" ]; then
 	echo "# installing:$need"
+	# shellcheck disable=SC2086
 	apt-get update -qq >/dev/null && apt-get install -y -qq $need >/dev/null || exit 1
 fi
 qemu_new_enough && exit 0
