@@ -160,7 +160,7 @@ for t in $failed; do
 		head -n 120 > $res
 	# its log, and each fsx run's (generic/112: 112.0.full ...)
 	for full in $r/var/lib/xfstests/results/$t.full $r/var/lib/xfstests/results/$t.[0-9]*.full; do
-		[ -f "$full" ] && { echo "--- tail of ${full##*/}"; tail -n 40 "$full"; } > $res
+		[ -f "$full" ] && { echo "--- tail of ${full##*/}"; tail -n 40 "$full" | sed "s/^/    /"; } > $res
 	done
 done
 umount $r/sys/kernel/debug $r/tmp $r/dev $r/sys $r/proc 2>/dev/null
