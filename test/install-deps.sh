@@ -34,11 +34,20 @@ backports() {
 	SRC
 }
 
+# QEMU too old is a warning, not a stop: the harness's workarounds make
+# most runs pass under 7.2, and a VM stage that hangs still fails loudly
+qemu_old() {
+	echo "install-deps: WARNING: $1; the VM stages run under $(qemu-system-x86_64 --version | head -n 1), whose TCG bugs can hang a guest (README \"Testing\")" >&2
+	exit 0
+}
+
 [ -z "$need" ] && qemu_new_enough && exit 0
 if [ "$(id -u)" != 0 ]; then
-	[ -n "$need" ] && echo "install-deps: missing packages:$need (run as root, or install them)" >&2
-	qemu_new_enough || echo "install-deps: QEMU is older than 8.1 (run as root, or install a newer one)" >&2
-	exit 1
+	if [ -n "$need" ]; then
+		echo "install-deps: missing packages:$need (run as root, or install them)" >&2
+		exit 1
+	fi
+	qemu_old "QEMU is older than 8.1 (run as root, or install a newer one)"
 fi
 export DEBIAN_FRONTEND=noninteractive
 if [ -n "$need" ]; then
@@ -47,13 +56,12 @@ if [ -n "$need" ]; then
 	apt-get update -qq >/dev/null && apt-get install -y -qq $need >/dev/null || exit 1
 fi
 qemu_new_enough && exit 0
-if ! backports; then
-	echo "install-deps: QEMU is older than 8.1 and this is not Debian 12: install QEMU 8.1 or later" >&2
-	exit 1
-fi
+backports || qemu_old "QEMU is older than 8.1 and this is not Debian 12: install QEMU 8.1 or later"
 echo "# installing: qemu-system-x86 qemu-utils from bookworm-backports (QEMU 8.1 or later)"
-apt-get update -qq >/dev/null &&
+if ! { apt-get update -qq >/dev/null &&
 	apt-get install -y -qq --no-install-recommends -t bookworm-backports \
-		qemu-system-x86 qemu-utils >/dev/null || exit 1
-qemu_new_enough || { echo "install-deps: still no QEMU 8.1 or later" >&2; exit 1; }
+		qemu-system-x86 qemu-utils >/dev/null; }; then
+	qemu_old "the install from bookworm-backports failed"
+fi
+qemu_new_enough || qemu_old "still no QEMU 8.1 or later"
 echo "# $(qemu-system-x86_64 --version | head -n 1)"
