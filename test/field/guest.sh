@@ -74,6 +74,19 @@ mount -t tmpfs tmp $r/tmp
 mount -t debugfs none $r/sys/kernel/debug 2>/dev/null
 mkdir -p $r/mnt/test $r/mnt/scratch
 
+# LTP lines on which the stock kernel itself WARNs, which panic_on_warn
+# turns into the end of the run: RHEL 7's dio_complete() has a
+# WARN_ON_ONCE() for a page cache it cannot invalidate after a direct
+# write, and dio_truncate's buffered readers make that happen on btrfs, in
+# some runs stock as with the module (later kernels print a rate-limited
+# message there instead, dio_warn_stale_pagecache())
+ltp_stock_warns() {
+	case "$(uname -r)/$fs/$1" in
+	3.10.0-*/btrfs/DIT*) return 0 ;;
+	esac
+	return 1
+}
+
 # LTP: each runtest line as LTP's runner would start it; exit status 0
 # passed, 32 (TCONF) not run, anything else failed
 ltp_run() {
@@ -99,6 +112,11 @@ ltp_run() {
 			case $tag in $p) pass=1 ;; esac
 		done
 		[ $pass = 1 ] || continue
+		if ltp_stock_warns "$tag"; then
+			say "# field: ltp $fs $tag not run: the stock $(uname -r) WARNs in it (dio_complete)"
+			say "# ltp $fs $tag notrun"
+			continue
+		fi
 		# aio-stress's files are 1 GiB each by default, more than the
 		# 512 MiB test device holds: 32 MiB
 		case $cmd in aio-stress*) cmd="$cmd -s 32M" ;; esac
