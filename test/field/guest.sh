@@ -149,6 +149,19 @@ if [ $xfs_fresh = 1 ]; then
 	chroot $r /sbin/mkfs.xfs -q -f $xfs_opts $dev || { say "not ok field.mkfs - mkfs.xfs $xfs_opts $dev"; exit 1; }
 	say "# field: XFS without reflink (EXPERIMENTAL on $(uname -r)): $xfs_opts"
 fi
+# xfstests tests on which the stock kernel itself WARNs, which panic_on_warn
+# turns into the end of the run: generic/019 (fsstress and fio while the
+# scratch disk fails, fail_make_request) leaves 4.12's btrfs with
+# delalloc bytes at unmount, and free_fs_root() WARNs
+stock_warns=
+case "$(uname -r)/$fs" in
+4.12.*/btrfs) stock_warns=generic/019 ;;
+esac
+xarg=
+if [ -n "$stock_warns" ]; then
+	xarg="-e $stock_warns"
+	say "# field: xfstests $fs: not run, the stock $(uname -r) WARNs in them: $stock_warns"
+fi
 cat > $r/var/lib/xfstests/local.config <<CFG
 export FSTYP=$fs
 export TEST_DEV=$dev
@@ -158,7 +171,7 @@ export SCRATCH_MNT=/mnt/scratch
 export MKFS_OPTIONS="$mkfs_opts"
 CFG
 # its lines as they come (a test's name, then its time or its failure)
-chroot $r /bin/bash -c "cd /var/lib/xfstests && ./check $tests; echo \"check-rc \$?\"" 2>&1 |
+chroot $r /bin/bash -c "cd /var/lib/xfstests && ./check $xarg $tests; echo \"check-rc \$?\"" 2>&1 |
 	tee /tmp/check.out > $res
 rc=$(sed -n 's/^check-rc //p' /tmp/check.out)
 ran=$(sed -n 's/^Ran: //p' /tmp/check.out)
@@ -169,7 +182,9 @@ for t in $ran; do
 	case " $notrun " in *" $t "*) continue ;; esac
 	case " $failed " in *" $t "*) say "# xfstests $fs $t fail" ;; *) say "# xfstests $fs $t pass" ;; esac
 done
-for t in $notrun; do say "# xfstests $fs $t notrun"; done
+# and those left out above ("[expunged]")
+expunged=$(sed -n 's/^\([a-z0-9]*\/[0-9]*\) *\[expunged\].*/\1/p' /tmp/check.out)
+for t in $notrun $expunged; do say "# xfstests $fs $t notrun"; done
 # a failing test's diff, for the host's log
 for t in $failed; do
 	bad=$r/var/lib/xfstests/results/$t.out.bad
