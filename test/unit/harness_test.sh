@@ -115,7 +115,7 @@ figures="sum:toy-run: last:toy: value:laps:toy-laps: count:lines:9p/toy.log:^x"
 PROFILE
 	bash "$r" --dry-run --out "$tmp/vmout" --profile "$tmp/toy.env" --arg 5 --set color=blue \
 		--kernel 4.12.0 --module --cases 'fs.*' >"$tmp/toy.out" 2>&1 || { cat "$tmp/toy.out"; return 1; }
-	grep -qx '# smp 3, maxcpus 4, timeout 500 s, icount 0, disks scratch=1G' "$tmp/toy.out" &&
+	grep -qx '# smp 3, maxcpus 4, mem 1024 MiB, timeout 500 s, icount 0, disks scratch=1G' "$tmp/toy.out" &&
 	grep -qx "# output in $tmp/vmout/4.12.0-module-toy" "$tmp/toy.out" &&
 	grep -qx 'module=1' "$tmp/toy.out" && grep -qx 'arg=5' "$tmp/toy.out" &&
 	grep -qx 'cases=fs.\*' "$tmp/toy.out" && grep -qx 'hangcheck=0' "$tmp/toy.out" &&
@@ -123,6 +123,15 @@ PROFILE
 	grep -qx 'set.speed=1' "$tmp/toy.out" && grep -qx 'set.color=blue' "$tmp/toy.out" || { cat "$tmp/toy.out"; return 1; }
 	! bash "$r" --dry-run --profile "$tmp/toy.env" --set size=2 --kernel 4.12.0 2>"$tmp/toy.err" &&
 		grep -q 'profile toy has no parameter size (its parameters: speed=1 color=red)' "$tmp/toy.err" || return 1
+	# memory: the profile's mem, else 1024 MiB; --mem over both; MiB or refused
+	echo 'mem=2048' >>"$tmp/toy.env"
+	bash "$r" --dry-run --profile "$tmp/toy.env" --kernel 4.12.0 2>&1 | grep -q '^# smp 3, maxcpus 4, mem 2048 MiB,' &&
+		bash "$r" --dry-run --profile "$tmp/toy.env" --mem 512 --kernel 4.12.0 2>&1 | grep -q '^# smp 3, maxcpus 4, mem 512 MiB,' &&
+		! bash "$r" --dry-run --profile "$tmp/toy.env" --mem 1G --kernel 4.12.0 2>"$tmp/toy.err" &&
+		grep -q "memory is MiB (--mem, the profile's mem), not '1G'" "$tmp/toy.err" || return 1
+	sed 's/^mem=.*/mem=2g/' "$tmp/toy.env" >"$tmp/bad.env"
+	! bash "$r" --dry-run --profile "$tmp/bad.env" --kernel 4.12.0 2>"$tmp/toy.err" &&
+		grep -q "not '2g'" "$tmp/toy.err" || return 1
 	sed 's/^end=.*/end=reboot/' "$tmp/toy.env" >"$tmp/bad.env"
 	! bash "$r" --dry-run --profile "$tmp/bad.env" --kernel 4.12.0 2>"$tmp/toy.err" &&
 		grep -q "end is poweroff or powercut, not 'reboot'" "$tmp/toy.err" || return 1

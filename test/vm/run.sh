@@ -21,6 +21,7 @@
 #h                       or nowait_aio first
 #h   --smp N             vCPUs (the profile's)
 #h   --maxcpus N         CPUs the machine can hold, at least N (the profile's)
+#h   --mem MIB           guest memory (the profile's; 1024 when it sets none)
 #h   --timeout S         seconds before the VM is stopped (the profile's)
 #h   --module-ko FILE    load this .ko instead of the tree's (with --module)
 #h   --switches K=V[,...]  module knobs set right after the load
@@ -63,7 +64,7 @@ usage() {
 bad() { echo "run.sh: $*" >&2; exit 2; }
 nw_no_old_env run.sh
 profile=suite arg='' KVER='' MODULE='' CASES='' vm_order=fs-first vm_smp='' vm_maxcpus=''
-vm_timeout='' module_ko='' switches='' unload_cycles=50 append='' unstick=1
+vm_mem_opt='' vm_timeout='' module_ko='' switches='' unload_cycles=50 append='' unstick=1
 images_from='' sets=() pos=() dry=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -80,6 +81,7 @@ while [ $# -gt 0 ]; do
 	--order) vm_order=$2 ;;
 	--smp) vm_smp=$2 ;;
 	--maxcpus) vm_maxcpus=$2 ;;
+	--mem) vm_mem_opt=$2 ;;
 	--timeout) vm_timeout=$2 ;;
 	--cases) CASES=$2 ;;
 	--profile) profile=$2 ;;
@@ -115,8 +117,11 @@ done
 case $nw_out in /*) ;; *) nw_out=$PWD/$nw_out ;; esac
 profile_file=$(nw_profile_file "$profile") || bad "no profile $profile (test/vm/profiles/)"
 profile=$(basename "$profile_file" .env)
+mem=
 # shellcheck source=test/vm/profiles/suite.env
 . "$profile_file"
+vm_mem=${vm_mem_opt:-${mem:-1024}}
+case $vm_mem in ''|*[!0-9]*|0*) bad "memory is MiB (--mem, the profile's mem), not '$vm_mem'" ;; esac
 # the profile's fields (test/vm/profiles/suite.env says what each is)
 for v in smp maxcpus timeout icount hangcheck run end; do
 	[ -n "${!v:-}" ] || bad "profile $profile sets no $v ($profile_file)"
@@ -179,7 +184,7 @@ if [ "$dry" = 1 ]; then
 	m=$MODULE
 	nw_kver_native "$(nw_release "$KVER")" && { [ "$MODULE" = 1 ] && [ "$KVER" != debian ] && m=refuse || m=0; }
 	printf '%s\n' "# kernel $KVER, mode $mode, profile $profile ($profile_file)" \
-		"# smp $vm_smp, maxcpus $vm_maxcpus, timeout $vm_timeout s, icount $icount, disks ${disks:-none}" \
+		"# smp $vm_smp, maxcpus $vm_maxcpus, mem $vm_mem MiB, timeout $vm_timeout s, icount $icount, disks ${disks:-none}" \
 		"# files ${files:-none}; programs ${programs:-none}; figures ${figures:-none}" \
 		"# output in $out" "# /params:"
 	guest_params "$m"
@@ -239,7 +244,7 @@ if nw_kver_native "$release"; then
 	[ "$MODULE" = 1 ] && [ "$KVER" != debian ] && refuse=1
 	MODULE=0
 fi
-echo "# vm-check: kernel $release ($KVER), mode $mode, profile $profile${arg:+ ($arg)}, $vm_smp vCPUs (maxcpus $vm_maxcpus), output in $out"
+echo "# vm-check: kernel $release ($KVER), mode $mode, profile $profile${arg:+ ($arg)}, $vm_smp vCPUs (maxcpus $vm_maxcpus), $vm_mem MiB, output in $out"
 printf '%s' "$config_lines"
 # Build everything (module, suite, library, tools) in a private copy of the
 # tree, so that runs on different kernels can go on side by side.
@@ -442,7 +447,7 @@ if [ "$icount" = 1 ]; then
 	# guest time counts instructions; fio comes from the host's root
 	qextra="$qextra -icount shift=0,sleep=off -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,id=hostroot"
 fi
-timeout --foreground "$vm_timeout" qemu-system-x86_64 -accel tcg -m 1024 \
+timeout --foreground "$vm_timeout" qemu-system-x86_64 -accel tcg -m "$vm_mem" \
 	-smp "$vm_smp,maxcpus=$vm_maxcpus" \
 	-display none -monitor none -no-reboot \
 	-kernel "$bzimage" -initrd "$out/initramfs.cpio.gz" -append "$cmdline" \
