@@ -191,9 +191,11 @@ CFG
 # (-g,rw,-g,prealloc,-x,aio,only=auto: the auto tests of rw or prealloc
 # but not of aio), part=K/N runs the Kth of N equal parts of that list in
 # ./check's order, so that a selection too long for one run spreads over
-# several; the list comes from ./check -n (names only, nothing run)
+# several; the list comes from ./check -n (names only, nothing run), and
+# its line "# field: xfstests FS list: ..." tells the host which tests are
+# left when the kernel ends the run in one of them (compare.sh)
 xfstests_select() {
-	local w only='' part='' sel='' list t k n size
+	local w only='' part='' sel='' list all t k n size
 	for w in $tests; do
 		case $w in
 		only=?*) only=${w#only=} ;;
@@ -201,12 +203,11 @@ xfstests_select() {
 		*) sel="$sel $w" ;;
 		esac
 	done
-	[ -n "$only$part" ] || return 0
 	list=$(chroot $r /bin/bash -c "cd /var/lib/xfstests && ./check -n $xarg $sel" 2>&1 |
 		tr -d '\r' | sed -n 's,^\([a-z0-9]*/[0-9][0-9]*\)\( .*\)*$,\1,p')
 	if [ -n "$only" ]; then
-		sel=$list list=
-		for t in $sel; do
+		all=$list list=
+		for t in $all; do
 			sed -n 's/^_begin_fstest //p' $r/var/lib/xfstests/tests/"$t" | grep -qw -- "$only" &&
 				list="$list $t"
 		done
@@ -223,8 +224,9 @@ xfstests_select() {
 		list=$(echo $list | tr ' ' '\n' | sed -n "$(( (k - 1) * size + 1 )),$(( k * size ))p")
 	fi
 	[ -n "$list" ] || { say "not ok field.args - no test in $tests"; return 1; }
-	say "# field: xfstests $fs: $(echo $list | wc -w) tests of $tests"
 	tests=$(echo $list)
+	say "# field: xfstests $fs: $(echo $list | wc -w) tests of $sel${only:+ only=$only}${part:+ part=$part}"
+	say "# field: xfstests $fs list: $tests"
 }
 xfstests_select || exit 1
 # its lines as they come (a test's name, then its time or its failure)

@@ -287,3 +287,79 @@ PLAN
 	diff "$tmp/ck.want" "$tmp/ck.out"
 }
 t check.stage-table check_table
+# the field's crash-resume (test/field/lib.sh): a boot that the kernel ended
+# in an xfstests test counts that test "crash", the earlier ones from
+# xfstests' own lines, and goes on with the tests after it
+field_crash() {
+	(
+		. "$top/test/field/lib.sh"
+		printf '%s\r\n' '# field: xfstests ext4: 6 tests of -g rw only=auto part=1/40' \
+			'# field: xfstests ext4 list: ext4/001 ext4/005 ext4/020 ext4/034 ext4/035 generic/001' \
+			'ext4/001        6s' 'ext4/005       [not run] this test requires a valid $SCRATCH_DEV' \
+			'ext4/020       [expunged]' 'ext4/021 42s' 'ext4/001  2s ...  3s' \
+			'generic/112       [failed, exit status 1]- output mismatch (see x)' 'ext4/034       ' \
+			'not ok vm.boot - the VM reaches the suite'"'"'s end marker: yes vs no (crash or panic)' \
+			'not ok vm.dmesg - the kernel log is clean: clean vs "[   47.197747] WARNING: CPU: 0 PID: 79 at fs/ext4/ext4_jbd2.c:277 x+0xf9/0x170"' \
+			>"$tmp/fc.log"
+		list=$(field_list "$tmp/fc.log" ext4)
+		[ "$list" = "ext4/001 ext4/005 ext4/020 ext4/034 ext4/035 generic/001" ] || { echo "list: $list"; exit 1; }
+		field_live "$tmp/fc.log" "$list" | paste -sd' ' - >"$tmp/fc.live"
+		[ "$(cat "$tmp/fc.live")" = "ext4/001 pass ext4/005 notrun ext4/020 notrun ext4/034 crash" ] ||
+			{ echo "live: $(cat "$tmp/fc.live")"; exit 1; }
+		[ "$(field_after "$list" ext4/034)" = ext4/035,generic/001 ] &&
+			[ -z "$(field_after "$list" generic/001)" ] || { echo after; exit 1; }
+		[ "$(field_why "$tmp/fc.log")" = "WARNING: CPU: 0 PID: 79 at fs/ext4/ext4_jbd2.c:277 x+0xf9/0x170" ] ||
+			{ echo "why: $(field_why "$tmp/fc.log")"; exit 1; }
+		printf 'a pass\nb crash\nc fail\nd notrun\n' >"$tmp/fc.res"
+		[ "$(field_count "$tmp/fc.res")" = 1/2/1 ] || { echo "count: $(field_count "$tmp/fc.res")"; exit 1; }
+		printf 'a pass pass\nb crash crash\nc pass fail\nd fail crash\ne crash pass\nf pass crash\ng notrun pass\n' >"$tmp/fc.j"
+		[ "$(field_worse "$tmp/fc.j" | paste -sd' ' -)" = "c d f" ] || { echo "worse: $(field_worse "$tmp/fc.j")"; exit 1; }
+	)
+}
+t field.crash-resume field_crash
+# compare.sh with a run.sh that plays boots: the stock kernel ends its
+# first boot in a/2 and the run goes on with a/3 a/4; the module's boot
+# ends in a/3 (FIELD_FAKE=worse), where stock passed: the filesystem fails
+field_compare() {
+	local f=$tmp/fct
+	mkdir -p "$f/test/field" "$f/test/vm"
+	cp "$top/test/lib.sh" "$f/test/"
+	cp "$top/test/field/compare.sh" "$top/test/field/lib.sh" "$f/test/field/"
+	cat >"$f/test/vm/run.sh" <<'RUN'
+arg=$4 mode=$7
+crash() { printf '%s\r\n' "a/$1" 'not ok vm.boot - no end' "not ok vm.dmesg - the kernel log is clean: clean vs \"[ 1.0] WARNING: at $2\""; }
+o=${0%/test/vm/run.sh}/out/$mode
+[ -d "$o" ] && echo "not ok fake - $o left from an earlier boot"
+mkdir -p "$o" && echo "# vm-check: kernel 4.12.0 (4.12.0), mode x, 2 vCPUs, output in $o"
+list=${arg#xfstests:ext4:}
+[ "$list" = -g,aio ] && list=a/1,a/2,a/3,a/4
+[ "$FIELD_FAKE" = again ] && list=a/1,a/2
+echo "# field: xfstests ext4 list: ${list//,/ }"
+case $mode/$arg/$FIELD_FAKE in
+--stock/xfstests:ext4:-g,aio/*) echo 'a/1  5s'; crash 2 x.c ;;
+--stock/xfstests:ext4:a/3,a/4/*) printf '# xfstests ext4 %s\n' 'a/3 pass' 'a/4 fail'; echo 'ok field.xfstests.ext4 - ran' ;;
+--module/xfstests:ext4:-g,aio/worse) echo 'a/1  5s'; echo 'a/2  5s'; crash 3 y.c ;;
+--module/xfstests:ext4:a/4/worse) printf '# xfstests ext4 %s\n' 'a/4 fail'; echo 'ok field.xfstests.ext4 - ran' ;;
+--module/*/again) crash 1 z.c ;;
+--module/xfstests:ext4:-g,aio/*) printf '# xfstests ext4 %s\n' 'a/1 pass' 'a/2 pass' 'a/3 pass' 'a/4 fail'; echo 'ok field.xfstests.ext4 - ran' ;;
+*) echo "not ok fake - $mode $arg" ;;
+esac
+RUN
+	bash "$f/test/field/compare.sh" 4.12.0 ext4 -g,aio >"$tmp/fc.out" 2>&1
+	grep -qx '# \[stock\] xfstests ext4 a/2 ended boot 1: WARNING: at x.c' "$tmp/fc.out" &&
+	[ -d "$f/out/--stock-boot1" ] && [ -d "$f/out/--stock" ] && rm -rf "$f/out" &&
+	grep -qx 'xfstests ext4: stock 2/2/0, module 3/1/0, differ: a/2(crash->pass)' "$tmp/fc.out" &&
+	tail -n 1 "$tmp/fc.out" | grep -qx '1 passed, 0 failed, 0 skipped' || { cat "$tmp/fc.out"; return 1; }
+	rm -rf "$f/out"
+	! FIELD_FAKE=worse bash "$f/test/field/compare.sh" 4.12.0 ext4 -g,aio >"$tmp/fc.out" 2>&1 &&
+	grep -qx 'xfstests ext4: stock 2/2/0, module 2/2/0, differ: a/2(crash->pass) a/3(pass->crash)' "$tmp/fc.out" &&
+	grep -qx '# xfstests ext4: worse with the module: a/3' "$tmp/fc.out" &&
+	tail -n 1 "$tmp/fc.out" | grep -qx '0 passed, 1 failed, 0 skipped' || { cat "$tmp/fc.out"; return 1; }
+	# a run.sh that ends every boot in the same test: no endless boots
+	rm -rf "$f/out"
+	! FIELD_FAKE=again bash "$f/test/field/compare.sh" 4.12.0 ext4 a/1,a/2 >"$tmp/fc.out" 2>&1 &&
+	[ "$(grep -c 'ended boot' "$tmp/fc.out")" = 2 ] &&
+	grep -qx '# \[module\] xfstests ext4 a/1 ended boot 2 again: the run stops' "$tmp/fc.out" ||
+		{ cat "$tmp/fc.out"; return 1; }
+}
+t field.compare-resume field_compare
