@@ -38,6 +38,10 @@ verdict_pass() { "$v" "$tmp/r.good" "$tmp/d.good" 0 | tail -n 1 | grep -qx '1 pa
 t verdict-pass verdict_pass
 verdict_warn() { ! "$v" "$tmp/r.good" "$tmp/d.warn" 0 >"$tmp/o" && grep -q '^not ok vm.dmesg' "$tmp/o"; }
 t verdict-warn-fails verdict_warn
+# a BUG_ON() names itself first ("kernel BUG at", before the panic line)
+printf '[ 3.0] ------------[ cut here ]------------\n[ 3.0] kernel BUG at fs/ext4/mballoc.c:3210!\n[ 3.0] invalid opcode: 0000 [#1] SMP\n[ 3.1] Kernel panic - not syncing: Fatal exception\n' >"$tmp/d.bugon"
+verdict_bugon() { ! "$v" "$tmp/r.good" "$tmp/d.bugon" 0 >"$tmp/o" && grep -q '^not ok vm.dmesg .*clean vs "\[ 3.0\] kernel BUG at fs/ext4/mballoc.c:3210!"' "$tmp/o"; }
+t verdict-bug-on-named verdict_bugon
 verdict_hung() { ! "$v" "$tmp/r.good" "$tmp/d.hung" 0 >"$tmp/o" && grep -q '^not ok vm.dmesg' "$tmp/o"; }
 t verdict-hung-task-fails verdict_hung
 verdict_marker() { ! "$v" "$tmp/r.nomarker" "$tmp/d.good" 0 >"$tmp/o" && grep -q '^not ok vm.boot' "$tmp/o"; }

@@ -84,7 +84,7 @@ if [ -n "$unstick" ] && grep -q "^unstick: flushed QEMU's translations" "$unstic
 		echo "# vm: QEMU left CPUs on a stale translation (held at $held); freed $(grep -c "^unstick: flushed QEMU's translations" "$unstick") time(s) by flushing QEMU's translations, and the guest went on (QEMU 7.2 bug, fixed upstream in 8.1: deba78709ae8)"
 	fi
 fi
-bad=$(grep -a -E "WARNING:|BUG:|Oops|general protection|INFO: task .* blocked|possible circular locking|possible recursive locking|Kernel panic|KASAN|UBSAN|hung_task|$stall_re" "$dmesg" 2>/dev/null |
+bad=$(grep -a -E "WARNING:|BUG:|kernel BUG at|Oops|general protection|INFO: task .* blocked|possible circular locking|possible recursive locking|Kernel panic|KASAN|UBSAN|hung_task|$stall_re" "$dmesg" 2>/dev/null |
 	{ if [ $stale = 1 ]; then grep -v -E "$stall_re|hung_task_timeout_secs. disables this message"; else cat; fi; } | head -n 1 | tr -d '\r')
 if [ -n "$bad" ]; then
 	echo "not ok vm.dmesg - the kernel log is clean: clean vs \"$bad\""
