@@ -186,20 +186,24 @@ export SCRATCH_DEV=/dev/vde
 export SCRATCH_MNT=/mnt/scratch
 export MKFS_OPTIONS="$mkfs_opts"
 CFG
-# two words of TESTS are the guest's, not ./check's (whose -g is a union):
+# three words of TESTS are the guest's, not ./check's (whose -g is a union):
 # only=GROUP keeps the selected tests that are in GROUP too
 # (-g,rw,-g,prealloc,-x,aio,only=auto: the auto tests of rw or prealloc
 # but not of aio), part=K/N runs the Kth of N equal parts of that list in
 # ./check's order, so that a selection too long for one run spreads over
 # several; the list comes from ./check -n (names only, nothing run), and
 # its line "# field: xfstests FS list: ..." tells the host which tests are
-# left when the kernel ends the run in one of them (compare.sh)
+# left when the kernel ends the run in one of them (compare.sh); full=TEST
+# prints the tail of TEST's log (results/TEST.full) as for a failed test,
+# whatever its result
+show=
 xfstests_select() {
 	local w only='' part='' sel='' list all t k n size
 	for w in $tests; do
 		case $w in
 		only=?*) only=${w#only=} ;;
 		part=*) part=${w#part=}; [ -n "$part" ] || part=none ;;
+		full=?*) show="$show ${w#full=}" ;;
 		*) sel="$sel $w" ;;
 		esac
 	done
@@ -247,8 +251,8 @@ done
 # and those left out above ("[expunged]")
 expunged=$(sed -n 's/^\([a-z0-9]*\/[0-9]*\) *\[expunged\].*/\1/p' /tmp/check.out)
 for t in $notrun $expunged; do say "# xfstests $fs $t notrun"; done
-# a failing test's diff, for the host's log
-for t in $failed; do
+# a failing test's diff, for the host's log (and full='s tests' logs)
+for t in $failed $show; do
 	bad=$r/var/lib/xfstests/results/$t.out.bad
 	[ -f "$bad" ] &&
 		diff -u "$r/var/lib/xfstests/tests/$t.out" "$bad" 2>/dev/null |

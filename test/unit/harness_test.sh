@@ -115,7 +115,7 @@ figures="sum:toy-run: last:toy: value:laps:toy-laps: count:lines:9p/toy.log:^x"
 PROFILE
 	bash "$r" --dry-run --out "$tmp/vmout" --profile "$tmp/toy.env" --arg 5 --set color=blue \
 		--kernel 4.12.0 --module --cases 'fs.*' >"$tmp/toy.out" 2>&1 || { cat "$tmp/toy.out"; return 1; }
-	grep -qx '# smp 3, maxcpus 4, mem 1024 MiB, timeout 500 s, icount 0, disks scratch=1G' "$tmp/toy.out" &&
+	grep -qx '# smp 3, maxcpus 4, mem 1024 MiB, timeout 500 s, idle 0 s, icount 0, disks scratch=1G' "$tmp/toy.out" &&
 	grep -qx "# output in $tmp/vmout/4.12.0-module-toy" "$tmp/toy.out" &&
 	grep -qx 'module=1' "$tmp/toy.out" && grep -qx 'arg=5' "$tmp/toy.out" &&
 	grep -qx 'cases=fs.\*' "$tmp/toy.out" && grep -qx 'hangcheck=0' "$tmp/toy.out" &&
@@ -363,3 +363,29 @@ RUN
 		{ cat "$tmp/fc.out"; return 1; }
 }
 t field.compare-resume field_compare
+# run.sh's watchdog (test/vm/idle-watch.sh): it stops waiting for a process
+# that writes nothing and works at nothing, and not for one that keeps a
+# CPU busy or whose files grow; it ends with the process
+idle_watch() {
+	local w=$top/test/vm/idle-watch.sh p rc
+	sleep 30 & p=$!
+	"$w" --every 1 2 "$p" "$tmp/iw.log" >"$tmp/iw.out" || { kill $p; return 1; }
+	grep -qE '^no serial output for [0-9]+ s, QEMU on 0% of a CPU$' "$tmp/iw.out" || { kill $p; cat "$tmp/iw.out"; return 1; }
+	(while sleep 0.3; do echo x >>"$tmp/iw.log"; done) &
+	timeout 5 "$w" --every 1 2 "$p" "$tmp/iw.log"; rc=$?
+	kill %2 $p; wait 2>/dev/null
+	[ $rc = 124 ] || { echo "a growing file: $rc"; return 1; }
+	bash -c 'while :; do :; done' & p=$!
+	timeout 5 "$w" --every 1 2 "$p" "$tmp/iw.log"; rc=$?
+	kill $p
+	[ $rc = 124 ] || { echo "a busy process: $rc"; return 1; }
+	sleep 2 & p=$!
+	timeout 10 "$w" --every 1 20 "$p" "$tmp/iw.log"; rc=$?
+	[ $rc = 1 ] || { echo "an ended process: $rc"; return 1; }
+	# the verdict names it
+	printf '%s\n' 'ok a' >"$tmp/iw.r"
+	! "$top/test/vm/verdict.sh" "$tmp/iw.r" /dev/null "idle:no serial output for 600 s, QEMU on 4% of a CPU" >"$tmp/iw.v" &&
+		grep -qx 'not ok vm.boot - the VM shows signs of life: yes vs stopped, no serial output for 600 s, QEMU on 4% of a CPU' "$tmp/iw.v" ||
+		{ cat "$tmp/iw.v"; return 1; }
+}
+t vm.idle-watch idle_watch

@@ -127,6 +127,7 @@ for v in smp maxcpus timeout icount hangcheck run end; do
 	[ -n "${!v:-}" ] || bad "profile $profile sets no $v ($profile_file)"
 done
 case $end in poweroff|powercut) ;; *) bad "profile $profile: end is poweroff or powercut, not '$end'" ;; esac
+case ${idle:-0} in *[!0-9]*) bad "profile $profile: idle is seconds, not '$idle'" ;; esac
 for f in ${files:-}; do
 	case $f in ?*:?*) [ -f "$top/${f%%:*}" ] || bad "profile $profile: no file ${f%%:*} in the tree" ;;
 	*) bad "profile $profile: files are SRC:DEST, not '$f'" ;; esac
@@ -184,7 +185,7 @@ if [ "$dry" = 1 ]; then
 	m=$MODULE
 	nw_kver_native "$(nw_release "$KVER")" && { [ "$MODULE" = 1 ] && [ "$KVER" != debian ] && m=refuse || m=0; }
 	printf '%s\n' "# kernel $KVER, mode $mode, profile $profile ($profile_file)" \
-		"# smp $vm_smp, maxcpus $vm_maxcpus, mem $vm_mem MiB, timeout $vm_timeout s, icount $icount, disks ${disks:-none}" \
+		"# smp $vm_smp, maxcpus $vm_maxcpus, mem $vm_mem MiB, timeout $vm_timeout s, idle ${idle:-0} s, icount $icount, disks ${disks:-none}" \
 		"# files ${files:-none}; programs ${programs:-none}; figures ${figures:-none}" \
 		"# output in $out" "# /params:"
 	guest_params "$m"
@@ -485,6 +486,23 @@ qpid=$!
 		sleep 1
 	done
 ) &
+# A guest that shows no sign of life for the profile's idle seconds (no
+# serial output, QEMU idle: test/vm/idle-watch.sh) is stopped then, its
+# state saved as before a time-out (below), and the verdict says why.
+if [ "${idle:-0}" -gt 0 ]; then
+	(
+		q=
+		while [ -z "$q" ] && kill -0 $qpid 2>/dev/null; do
+			sleep 1
+			q=$(pgrep -P $qpid)
+		done
+		[ -n "$q" ] && "$top/test/vm/idle-watch.sh" "$idle" "$q" "$out/dmesg.log" \
+			"$out/results.log" >"$out/idle.txt" || { rm -f "$out/idle.txt"; exit 0; }
+		python3 "$top/test/vm/qmp-virtio.py" --sysrq "$out/qmp.sock" \
+			>"$out/timeout-dump.txt" 2>&1
+		kill "$q"
+	) &
+fi
 # A minute before the time-out, if the guest is still running: its blocked
 # tasks and every CPU's backtrace (SysRq from the host's side, as the
 # guest's own watcher may be stuck too), each vCPU's registers and the
@@ -561,13 +579,14 @@ if [ -n "$t" ] && [ -n "$m" ]; then
 fi
 to=0
 [ $qrc = 124 ] && to=1
+[ -s "$out/idle.txt" ] && to="idle:$(cat "$out/idle.txt")"
 # the System.map and KASLR's offset name QEMU's samples of held CPUs
 delta=0
 [ -n "$t" ] && [ -n "$m" ] && delta=$(printf '%x' $((16#$t - 16#$m)))
-"$top/test/vm/verdict.sh" --sysmap "$kdir/System.map" --kaslr-delta "$delta" "$out/results.txt" "$out/dmesg.log" $to "$out/unstick.txt" >"$out/verdict.txt"
+"$top/test/vm/verdict.sh" --sysmap "$kdir/System.map" --kaslr-delta "$delta" "$out/results.txt" "$out/dmesg.log" "$to" "$out/unstick.txt" >"$out/verdict.txt"
 rc=$?
 grep -v ' passed, ' "$out/verdict.txt"
-[ $to = 1 ] && timeout_summary
+[ "$to" != 0 ] && timeout_summary
 [ $rc = 0 ] || echo "# failed: results in $out/results.txt, dmesg in $out/dmesg.log"
 { nw_counts_env <"$out/verdict.txt"; figure_lines; } | summary
 tail -n 1 "$out/verdict.txt"

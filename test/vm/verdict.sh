@@ -1,7 +1,7 @@
 #!/bin/bash
 # Decide a VM run from its result lines and its kernel log.
 #
-#   test/vm/verdict.sh [--sysmap FILE] [--kaslr-delta HEX] RESULTS DMESG TIMED_OUT(0|1) [UNSTICK_LOG]
+#   test/vm/verdict.sh [--sysmap FILE] [--kaslr-delta HEX] RESULTS DMESG TIMED_OUT(0|1|idle:WHY) [UNSTICK_LOG]
 #
 # Prints extra "not ok vm.*" lines when the guest did not reach its end
 # marker or the kernel log shows a WARN, oops, BUG, lockdep report, hung
@@ -39,6 +39,8 @@ ns=$(grep -c '^skip ' "$results")
 if ! grep -q '^nwsuite-done' "$results"; then
 	if [ "$timed_out" = 1 ]; then
 		echo "not ok vm.boot - the VM finishes: in time vs timed out"
+	elif [ "${timed_out#idle:}" != "$timed_out" ]; then
+		echo "not ok vm.boot - the VM shows signs of life: yes vs stopped, ${timed_out#idle:}"
 	else
 		echo "not ok vm.boot - the VM reaches the suite's end marker: yes vs no (crash or panic)"
 	fi
