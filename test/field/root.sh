@@ -18,6 +18,13 @@
 # golden outputs match that userland's tools (xfs_io, mkfs.*); it probes
 # each feature it uses and reports a test "not run" on a kernel without
 # it, so it runs on 3.10 to 4.14 as on 6.1.
+# One later upstream fix is applied to it (xfstests_fixes, commits of the
+# caller's xfstests tree): 46b783fe "fsstress: check io_uring_queue_init
+# errno properly" (2024).  liburing returns -errno and leaves errno alone,
+# so the release's fsstress exits at its start ("io_uring_queue_init
+# failed") on every kernel without io_uring (before 5.1: every kernel this
+# project tests), and each test built on fsstress ran on an empty
+# directory (ext4/307's md5sum then checked the sum of its stdin).
 # LTP 20230127: the release of the same freeze; its tests check the kernel
 # version and features they need and report TCONF (not run) without them.
 # Only the tests the field's runs use are built (ltp_dirs), and their
@@ -27,6 +34,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=test/lib.sh
 . "$top/test/lib.sh"
 xfstests_tag=v2023.01.15
+xfstests_fixes=46b783fe67fc2afd2bc30df458934d4916b91cce
 ltp_tag=20230127
 ltp_dirs="testcases/kernel/syscalls/io_submit testcases/kernel/syscalls/io_getevents
 testcases/kernel/syscalls/io_setup testcases/kernel/syscalls/preadv2
@@ -53,13 +61,17 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$xgit" ] && git --git-dir="$xgit" rev-parse -q --verify "$xfstests_tag^{commit}" >/dev/null ||
 	{ echo "field: no xfstests $xfstests_tag in '${xgit:-}' (give --xfstests GITDIR)" >&2; exit 3; }
+for c in $xfstests_fixes; do
+	git --git-dir="$xgit" rev-parse -q --verify "$c^{commit}" >/dev/null ||
+		{ echo "field: no xfstests commit $c in '$xgit' (a tree of 2024 or later)" >&2; exit 3; }
+done
 [ -n "$lgit" ] && git --git-dir="$lgit" rev-parse -q --verify "$ltp_tag^{commit}" >/dev/null ||
 	{ echo "field: no LTP $ltp_tag in '${lgit:-}' (give --ltp GITDIR)" >&2; exit 3; }
 
 # what makes the image: a new one whenever it changes (root_version: the
 # steps below)
-root_version=2
-key=$(printf '%s\n' "$root_version" "$packages" "$ltp_dirs" "$ltp_syscalls" "$ltp_aiodio" \
+root_version=3
+key=$(printf '%s\n' "$root_version" "$packages" "$ltp_dirs" "$ltp_syscalls" "$ltp_aiodio" "$xfstests_fixes" \
 	"$(git --git-dir="$xgit" rev-parse "$xfstests_tag^{commit}")" \
 	"$(git --git-dir="$lgit" rev-parse "$ltp_tag^{commit}")" | sha256sum | cut -c1-16)
 dir=$nw_cache/field/$key
@@ -82,6 +94,10 @@ fi
 rm -rf "$chroot_dir/opt/xfstests-src"
 mkdir -p "$chroot_dir/opt/xfstests-src"
 git --git-dir="$xgit" archive "$xfstests_tag" | tar -C "$chroot_dir/opt/xfstests-src" -xf -
+for c in $xfstests_fixes; do
+	git --git-dir="$xgit" diff "$c^" "$c" | patch -d "$chroot_dir/opt/xfstests-src" -p1 >>"$log" 2>&1 ||
+		{ tail -n 10 "$log" >&2; echo "field: xfstests commit $c does not apply to $xfstests_tag" >&2; exit 1; }
+done
 # xfstests wants its users and groups (fsgqa, and one whose name starts
 # with a digit), and builds with the chroot's own compiler
 chroot "$chroot_dir" /bin/bash -c '
