@@ -131,7 +131,7 @@ field_stage() { # kernel
 		stage "$1-xfstests-short" "$top/test/field/compare.sh" "$1" ext4 "$field_tests"
 		stage "$1-ltp-short" "$top/test/field/compare.sh" --suite ltp "$1" ext4 "$field_ltp"
 	else
-		skip_stage "$1-field-short" "no field root image (xfstests, LTP): build it with test/field/root.sh --xfstests GITDIR --ltp GITDIR (README: The field's suites)"
+		skip_stage "$1-field-short" "no field root image (xfstests, LTP) of root.sh's recipe: build it with test/field/root.sh --xfstests GITDIR --ltp GITDIR (README: The field's suites)"
 	fi
 }
 

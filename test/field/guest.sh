@@ -252,7 +252,7 @@ done
 expunged=$(sed -n 's/^\([a-z0-9]*\/[0-9]*\) *\[expunged\].*/\1/p' /tmp/check.out)
 for t in $notrun $expunged; do say "# xfstests $fs $t notrun"; done
 # a failing test's diff, for the host's log (and full='s tests' logs)
-for t in $failed $show; do
+for t in $(echo $failed $show | tr ' ' '\n' | sort -u); do
 	bad=$r/var/lib/xfstests/results/$t.out.bad
 	[ -f "$bad" ] &&
 		diff -u "$r/var/lib/xfstests/tests/$t.out" "$bad" 2>/dev/null |

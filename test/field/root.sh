@@ -12,7 +12,8 @@
 #                                            building it when it is not
 #                                            in the cache
 #   test/field/root.sh --cached              print the newest built
-#                                            image's path (exit 3: none)
+#                                            image's path, of this
+#                                            recipe (exit 3: none)
 #
 # xfstests v2023.01.15: the release of Debian 12's freeze, so that its
 # golden outputs match that userland's tools (xfs_io, mkfs.*); it probes
@@ -33,6 +34,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=test/lib.sh
 . "$top/test/lib.sh"
+# the steps below: a new number whenever they change (--cached takes only
+# an image of this number)
+root_version=3
 xfstests_tag=v2023.01.15
 xfstests_fixes=46b783fe67fc2afd2bc30df458934d4916b91cce
 ltp_tag=20230127
@@ -52,7 +56,10 @@ while [ $# -gt 0 ]; do
 	--xfstests) xgit=$2; shift 2 ;;
 	--ltp) lgit=$2; shift 2 ;;
 	--cached)
-		img=$(ls -t "$nw_cache"/field/*/.done 2>/dev/null | head -n 1)
+		# the newest image of this recipe (its .done names root_version):
+		# an older one may lack what the runs need (the fsstress fix)
+		img=$(ls -t "$nw_cache"/field/*/.done 2>/dev/null |
+			while read -r f; do ! grep -qx "root_version=$root_version" "$f" || echo "$f"; done | head -n 1)
 		[ -n "$img" ] || exit 3
 		echo "$(dirname "$img")/root.img"
 		exit 0 ;;
@@ -68,9 +75,7 @@ done
 [ -n "$lgit" ] && git --git-dir="$lgit" rev-parse -q --verify "$ltp_tag^{commit}" >/dev/null ||
 	{ echo "field: no LTP $ltp_tag in '${lgit:-}' (give --ltp GITDIR)" >&2; exit 3; }
 
-# what makes the image: a new one whenever it changes (root_version: the
-# steps below)
-root_version=3
+# what makes the image: a new one whenever it changes
 key=$(printf '%s\n' "$root_version" "$packages" "$ltp_dirs" "$ltp_syscalls" "$ltp_aiodio" "$xfstests_fixes" \
 	"$(git --git-dir="$xgit" rev-parse "$xfstests_tag^{commit}")" \
 	"$(git --git-dir="$lgit" rev-parse "$ltp_tag^{commit}")" | sha256sum | cut -c1-16)
@@ -136,5 +141,5 @@ mkfs.ext4 -q -F -O ^orphan_file,^metadata_csum_seed,^metadata_csum,^64bit \
 	-d "$chroot_dir" "$dir/root.img" >>"$log" 2>&1 ||
 	{ echo "field: mkfs.ext4 -d failed" >&2; exit 1; }
 rm -rf "$chroot_dir"
-touch "$dir/.done"
+echo "root_version=$root_version" >"$dir/.done"
 echo "$dir/root.img"
