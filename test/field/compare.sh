@@ -47,6 +47,11 @@ field_boot() { # fs m tests
 		--kernel "$kver" "$([ "$2" = 1 ] && echo --module || echo --stock)" \
 		${vmout:+--out "$vmout"} >"$out/boot.log" 2>&1
 	tr -d '\r' <"$out/boot.log" | grep -E '^(ok|not ok) ' | sed "s/^/# [$(who "$2")] /"
+	# its disk images go (the logs stay): a few GB a boot, and a long
+	# selection boots dozens of times
+	local d
+	d=$(field_outdir "$out/boot.log")
+	[ -z "$d" ] || rm -f "$d"/*.img
 }
 
 # one filesystem's run, stock (m 0) or with the module (m 1): the results

@@ -330,7 +330,7 @@ arg=$4 mode=$7
 crash() { printf '%s\r\n' "a/$1" 'not ok vm.boot - no end' "not ok vm.dmesg - the kernel log is clean: clean vs \"[ 1.0] WARNING: at $2\""; }
 o=${0%/test/vm/run.sh}/out/$mode
 [ -d "$o" ] && echo "not ok fake - $o left from an earlier boot"
-mkdir -p "$o" && echo "# vm-check: kernel 4.12.0 (4.12.0), mode x, 2 vCPUs, output in $o"
+mkdir -p "$o" && echo "# vm-check: kernel 4.12.0 (4.12.0), mode x, 2 vCPUs, output in $o" && : >"$o/scratch.img"
 list=${arg#xfstests:ext4:}
 [ "$list" = -g,aio ] && list=a/1,a/2,a/3,a/4
 [ "$FIELD_FAKE" = again ] && list=a/1,a/2
@@ -347,7 +347,8 @@ esac
 RUN
 	bash "$f/test/field/compare.sh" 4.12.0 ext4 -g,aio >"$tmp/fc.out" 2>&1
 	grep -qx '# \[stock\] xfstests ext4 a/2 ended boot 1: WARNING: at x.c' "$tmp/fc.out" &&
-	[ -d "$f/out/--stock-boot1" ] && [ -d "$f/out/--stock" ] && rm -rf "$f/out" &&
+	[ -d "$f/out/--stock-boot1" ] && [ -d "$f/out/--stock" ] &&
+	[ -z "$(find "$f/out" -name '*.img')" ] && rm -rf "$f/out" &&
 	grep -qx 'xfstests ext4: stock 2/2/0, module 3/1/0, differ: a/2(crash->pass)' "$tmp/fc.out" &&
 	tail -n 1 "$tmp/fc.out" | grep -qx '1 passed, 0 failed, 0 skipped' || { cat "$tmp/fc.out"; return 1; }
 	rm -rf "$f/out"
