@@ -502,6 +502,7 @@ if [ "${idle:-0}" -gt 0 ]; then
 			>"$out/timeout-dump.txt" 2>&1
 		kill "$q"
 	) &
+	ipid=$!
 fi
 # A minute before the time-out, if the guest is still running: its blocked
 # tasks and every CPU's backtrace (SysRq from the host's side, as the
@@ -521,6 +522,8 @@ tpid=$!
 wait $qpid
 qrc=$?
 kill $dpid 2>/dev/null
+# (the idle watch is done: it must not touch the folder of a later run)
+[ -z "${ipid:-}" ] || kill "$ipid" 2>/dev/null
 wait $tpid 2>/dev/null
 
 # --- verdict ---
